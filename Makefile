@@ -1,0 +1,117 @@
+# oclconv — image convolution on any OpenCL device.
+#   make            build/liboclconv.a, build/liboclconv.so and the oclconv command
+#   make check      build and run the tests (PoCL is enough)
+#   make demo       filter the bundled sample photo, results in build/demo/
+#   make install    PREFIX=/usr/local DESTDIR= : header, libraries, oclconv.pc, command, man page
+
+VERSION_MAJOR := $(shell sed -n 's/^\#define OCLCONV_VERSION_MAJOR \([0-9]*\)/\1/p' include/oclconv.h)
+VERSION_MINOR := $(shell sed -n 's/^\#define OCLCONV_VERSION_MINOR \([0-9]*\)/\1/p' include/oclconv.h)
+VERSION_PATCH := $(shell sed -n 's/^\#define OCLCONV_VERSION_PATCH \([0-9]*\)/\1/p' include/oclconv.h)
+VERSION := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
+
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+
+BUILD ?= build
+CC ?= cc
+CFLAGS ?= -O2 -g
+WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla \
+            -Wformat=2 -Wpointer-arith -Wcast-qual -Wundef
+ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARNINGS) $(CFLAGS) $(EXTRA_CFLAGS)
+CPPFLAGS_LIB := -Iinclude -Isrc -I$(BUILD)
+LDLIBS_CL := -lOpenCL -lm
+
+SONAME := liboclconv.so.$(VERSION_MAJOR)
+LIB_A := $(BUILD)/liboclconv.a
+LIB_SO := $(BUILD)/liboclconv.so
+
+LIB_SRC := $(wildcard src/*.c)
+LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/cl_sources.o
+CL_SRC := $(sort $(wildcard cl/*.cl))
+
+# Test programs append themselves to TESTS; `make check` runs each.
+TESTS :=
+
+.PHONY: all lib check demo bench install uninstall clean asan ubsan valgrind
+## all: the libraries and the command
+all: lib
+
+lib: $(LIB_A) $(LIB_SO)
+
+# ---- kernels embedded as C strings ----------------------------------------
+$(BUILD)/cl_sources.c: $(CL_SRC) src/embed_cl.sh | $(BUILD)
+	sh src/embed_cl.sh $(CL_SRC) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/cl_sources.o: $(BUILD)/cl_sources.c | $(BUILD)/obj
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(CPPFLAGS_LIB) -c $< -o $@
+
+$(BUILD)/obj/%.o: src/%.c include/oclconv.h $(wildcard src/*.h) | $(BUILD)/obj
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(CPPFLAGS_LIB) -c $< -o $@
+
+$(LIB_A): $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIB_SO): $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,$(SONAME) $(LDFLAGS) -o $@.$(VERSION) $^ $(LDLIBS_CL)
+	ln -sf liboclconv.so.$(VERSION) $(BUILD)/$(SONAME)
+	ln -sf liboclconv.so.$(VERSION) $@
+
+$(BUILD) $(BUILD)/obj $(BUILD)/tests:
+	mkdir -p $@
+
+# ---- tests -----------------------------------------------------------------
+TEST_COMMON := tests/reference.c tests/util.c
+TEST_HDR := tests/test.h tests/reference.h tests/util.h
+TEST_PROGS := $(patsubst tests/test_%.c,$(BUILD)/tests/test_%,$(wildcard tests/test_*.c))
+TESTS += $(TEST_PROGS)
+
+$(BUILD)/tests/test_%: tests/test_%.c $(TEST_COMMON) $(TEST_HDR) $(LIB_A) | $(BUILD)/tests
+	$(CC) $(ALL_CFLAGS) -Werror -Iinclude -Itests -o $@ $< $(TEST_COMMON) $(LIB_A) $(LDLIBS_CL) -lpthread
+
+-include samples/samples.mk
+
+# Tests run hermetically: PoCL's kernel cache lives in the build folder.
+## check: build everything and run every test program (exit 77 = skipped)
+check: all $(TESTS)
+	@mkdir -p $(BUILD)/pocl-cache
+	@POCL_CACHE_DIR=$(abspath $(BUILD)/pocl-cache) OCLCONV_BUILD=$(BUILD) sh tests/run_tests.sh $(TESTS)
+
+## asan: rebuild in build-asan with AddressSanitizer and run the tests
+asan:
+	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address -fno-omit-frame-pointer" \
+	    LDFLAGS="-fsanitize=address" check
+
+## ubsan: rebuild in build-ubsan with UndefinedBehaviorSanitizer and run the tests
+ubsan:
+	$(MAKE) BUILD=build-ubsan CFLAGS="-O1 -g -fsanitize=undefined -fno-sanitize-recover=all" \
+	    LDFLAGS="-fsanitize=undefined" check
+
+# ---- install ---------------------------------------------------------------
+$(BUILD)/oclconv.pc: oclconv.pc.in include/oclconv.h | $(BUILD)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+## install: header, libraries, pkg-config file, command and man page under $(DESTDIR)$(PREFIX)
+install: all $(BUILD)/oclconv.pc
+	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 644 include/oclconv.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(LIB_SO).$(VERSION) $(DESTDIR)$(LIBDIR)/
+	ln -sf liboclconv.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf liboclconv.so.$(VERSION) $(DESTDIR)$(LIBDIR)/liboclconv.so
+	install -m 644 $(BUILD)/oclconv.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	$(INSTALL_EXTRA)
+
+## uninstall: remove what install put there
+uninstall:
+	rm -f $(DESTDIR)$(INCLUDEDIR)/oclconv.h $(DESTDIR)$(LIBDIR)/liboclconv.a \
+	    $(DESTDIR)$(LIBDIR)/liboclconv.so* $(DESTDIR)$(PKGCONFIGDIR)/oclconv.pc
+	$(UNINSTALL_EXTRA)
+
+## clean: remove the build folders
+clean:
+	rm -rf build build-asan build-ubsan

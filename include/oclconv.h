@@ -1,0 +1,296 @@
+/*
+ * oclconv — image convolution on any OpenCL device.
+ *
+ * This header is the whole public contract: a function, type or macro that is
+ * not declared here is private and may change at any time.
+ *
+ * A call flows: oclconv_create() picks a device and makes a context;
+ * oclconv_filter_*() describe the weights; oclconv_apply() filters one image
+ * from host memory into host memory and returns a status.
+ *
+ * Threading: one context per thread.  A context (and everything it caches)
+ * must not be used by two threads at the same time; distinct contexts are
+ * independent and may run concurrently, also on the same device.  Filters are
+ * immutable after creation and may be shared between threads freely.
+ *
+ * The library never prints, never exits and never aborts.  Every fallible
+ * call returns an oclconv_status; the detail of the last failure is in
+ * oclconv_errmsg().
+ */
+#ifndef OCLCONV_H
+#define OCLCONV_H
+
+#include <stddef.h>
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) && !defined(OCLCONV_API)
+#define OCLCONV_API __attribute__((visibility("default")))
+#elif !defined(OCLCONV_API)
+#define OCLCONV_API
+#endif
+
+/* ====== Version ====================================================== */
+#define OCLCONV_VERSION_MAJOR 0
+#define OCLCONV_VERSION_MINOR 1
+#define OCLCONV_VERSION_PATCH 0
+#define OCLCONV_VERSION_NUMBER \
+    (OCLCONV_VERSION_MAJOR * 10000 + OCLCONV_VERSION_MINOR * 100 + OCLCONV_VERSION_PATCH)
+
+/*! oclconv_version_number() :
+ *  @return OCLCONV_VERSION_NUMBER of the library actually linked. */
+OCLCONV_API int oclconv_version_number(void);
+
+/* ====== Status ======================================================= */
+/* One table makes both the enum and the strings of oclconv_strerror(). */
+#define OCLCONV_STATUS_MAP(XX)                                               \
+    XX(OK, 0, "success")                                                     \
+    XX(E_INVALID_ARG, -1, "invalid argument")                                \
+    XX(E_NOMEM, -2, "out of memory")                                         \
+    XX(E_NO_DEVICE, -3, "no matching OpenCL device")                         \
+    XX(E_UNSUPPORTED, -4, "operation not supported by this device")          \
+    XX(E_BUILD, -5, "OpenCL program failed to build")                        \
+    XX(E_OPENCL, -6, "OpenCL runtime error")
+
+typedef enum {
+#define OCLCONV_STATUS_ENUM_(name, value, text) OCLCONV_##name = value,
+    OCLCONV_STATUS_MAP(OCLCONV_STATUS_ENUM_)
+#undef OCLCONV_STATUS_ENUM_
+} oclconv_status;
+
+/*! oclconv_strerror() :
+ *  @return a static, never NULL, description of a status; "unknown status"
+ *          for a value that is not an oclconv_status. */
+OCLCONV_API const char *oclconv_strerror(oclconv_status s);
+
+/* ====== Images ======================================================= */
+typedef enum { OCLCONV_U8, OCLCONV_U16, OCLCONV_F32 } oclconv_type;
+
+/* An image in host memory, owned by the caller.  Pixels are row-major,
+ * `channels` (1..4) interleaved values of `type` each.  `stride` is the byte
+ * distance between the starts of two rows; 0 means packed
+ * (width * channels * sizeof(type)).  Rows need no alignment beyond that of
+ * `type`. */
+typedef struct {
+    void *data;
+    int width, height, channels;
+    oclconv_type type;
+    size_t stride;
+} oclconv_image;
+
+/* ====== Borders, methods, options ==================================== */
+/* What a tap reads outside the image (`abcdefgh` is one row):
+ *   CLAMP       aaa|abcdefgh|hhh   (default; OpenCV BORDER_REPLICATE)
+ *   ZERO        000|abcdefgh|000
+ *   CONSTANT    vvv|abcdefgh|vvv   v = options.border_value
+ *   REFLECT     cba|abcdefgh|hgf
+ *   REFLECT101  dcb|abcdefgh|gfe   (OpenCV's default)
+ *   WRAP        fgh|abcdefgh|abc
+ *   NORMALIZE   out-of-image taps are dropped and the result is rescaled by
+ *               (sum of all weights) / (sum of in-image weights); needs a
+ *               filter whose weights have a non-zero sum.
+ * A filter larger than the image is legal: reflections repeat, wraps take
+ * the modulus. */
+typedef enum {
+    OCLCONV_BORDER_CLAMP,
+    OCLCONV_BORDER_ZERO,
+    OCLCONV_BORDER_CONSTANT,
+    OCLCONV_BORDER_REFLECT,
+    OCLCONV_BORDER_REFLECT101,
+    OCLCONV_BORDER_WRAP,
+    OCLCONV_BORDER_NORMALIZE
+} oclconv_border;
+
+/* Which kernel runs.  AUTO chooses from what the device reports and from the
+ * filter; forcing a path the device cannot run is OCLCONV_E_UNSUPPORTED.
+ * The environment variable OCLCONV_METHOD (auto, buffer, image, tiled,
+ * separable) overrides AUTO in options that leave the method at AUTO. */
+typedef enum {
+    OCLCONV_METHOD_AUTO,
+    OCLCONV_METHOD_BUFFER,    /* global memory, borders by index arithmetic */
+    OCLCONV_METHOD_IMAGE,     /* image2d_t and a sampler, weights in __constant */
+    OCLCONV_METHOD_TILED,     /* tile plus halo staged in __local memory */
+    OCLCONV_METHOD_SEPARABLE  /* row pass then column pass (rank-1 filters) */
+} oclconv_method;
+
+/*! oclconv_method_name() :
+ *  @return "auto", "buffer", "image", "tiled" or "separable"; NULL for a
+ *          value outside the enum. */
+OCLCONV_API const char *oclconv_method_name(oclconv_method m);
+
+/* Per-call options.  Initialise with oclconv_options_init(), then set fields:
+ * the struct may grow at its end, and `size` tells the library which fields
+ * a program built against an older header knows about. */
+typedef struct {
+    size_t size;            /* sizeof(oclconv_options); set by _init */
+    oclconv_border border;  /* default OCLCONV_BORDER_CLAMP */
+    float border_value;     /* the value outside the image for CONSTANT */
+    oclconv_method method;  /* default OCLCONV_METHOD_AUTO */
+    float scale;            /* out = scale * sum + delta; default 1 */
+    float delta;            /* default 0 */
+} oclconv_options;
+
+/*! oclconv_options_init() :
+ *  Sets every field to its default: border CLAMP, border_value 0, method AUTO,
+ *  scale 1, delta 0.  `opt` must not be NULL. */
+OCLCONV_API void oclconv_options_init(oclconv_options *opt);
+
+/* ====== Context ====================================================== */
+typedef struct oclconv_context oclconv_context;
+
+/*! oclconv_create() :
+ *  Makes a context (an OpenCL context, an in-order queue and a program
+ *  cache) on one device.  `device_spec` selects it; NULL means the value of
+ *  the environment variable OCLCONV_DEVICE, and when that is unset or empty
+ *  the first GPU, else the first device of any type.  Spec grammar:
+ *    gpu | cpu | accelerator     first device of that type
+ *    N                           the N-th device (0-based) of the listing
+ *    text                        first device whose platform or device name
+ *                                contains `text` (case-insensitive)
+ *    platform:type:device        OpenCV's form: platform name substring
+ *                                (empty = any), type GPU/CPU/ACCELERATOR
+ *                                (empty = any), device name substring or
+ *                                index among the matches (empty = first)
+ *  A spec that matches nothing is OCLCONV_E_NO_DEVICE, never a fallback; the
+ *  message lists the devices that exist.
+ *  @return OCLCONV_OK and *out set; on failure *out is NULL and
+ *          oclconv_errmsg(NULL) tells why. */
+OCLCONV_API oclconv_status oclconv_create(const char *device_spec, oclconv_context **out);
+
+/*! oclconv_create_from_cl() :
+ *  Makes a context on the application's own OpenCL objects.  `queue` may be
+ *  NULL (the library then creates one); it must be in-order.  The library
+ *  retains what it is given and releases it in oclconv_destroy(). */
+OCLCONV_API oclconv_status oclconv_create_from_cl(cl_context context, cl_device_id device,
+                                                  cl_command_queue queue,
+                                                  oclconv_context **out);
+
+/*! oclconv_destroy() : releases everything the context holds.  NULL is fine. */
+OCLCONV_API void oclconv_destroy(oclconv_context *ctx);
+
+/*! oclconv_device_name() :
+ *  @return the device's name, owned by the context; "" for NULL. */
+OCLCONV_API const char *oclconv_device_name(const oclconv_context *ctx);
+
+/*! oclconv_errmsg() :
+ *  @return the detail of the context's last failure (the failing cl* call
+ *          and its error name, the compiler's build log, the argument that
+ *          was wrong), "" when there was none.  With NULL: the detail of the
+ *          calling thread's last failure that had no context to hold it
+ *          (oclconv_create(), the filter constructors, oclconv_list_devices()).
+ *          The text is owned by the library and valid until the next call on
+ *          the same context (or, for NULL, in the same thread). */
+OCLCONV_API const char *oclconv_errmsg(const oclconv_context *ctx);
+
+/*! oclconv_list_devices() :
+ *  Writes one line per OpenCL device into `buf` ("N: device name [TYPE] on
+ *  platform name"), NUL-terminated and truncated to `size` bytes.  The index
+ *  N is the one the device spec accepts.
+ *  @return OCLCONV_OK, or OCLCONV_E_NO_DEVICE when no platform exists. */
+OCLCONV_API oclconv_status oclconv_list_devices(char *buf, size_t size);
+
+/*! oclconv_last_method() :
+ *  @return the path that ran in the context's last successful
+ *          oclconv_apply(); OCLCONV_METHOD_AUTO before the first. */
+OCLCONV_API oclconv_method oclconv_last_method(const oclconv_context *ctx);
+
+/*! oclconv_programs_built() :
+ *  @return how many OpenCL programs the context has compiled so far.  A new
+ *          filter of a shape and format already used compiles nothing. */
+OCLCONV_API size_t oclconv_programs_built(const oclconv_context *ctx);
+
+/* ====== Filters ====================================================== */
+/* A filter is an immutable set of weights with an odd width and height,
+ * anchored at its centre.  oclconv_apply() computes a correlation (the filter
+ * is not flipped):  out(x,y) = scale * sum_j sum_i w[j][i] in(x+i-rx, y+j-ry)
+ * + delta, with rx = width/2, ry = height/2.  Integer outputs are rounded half
+ * to even and saturated; float outputs are not rounded. */
+typedef struct oclconv_filter oclconv_filter;
+
+/*! oclconv_filter_create() :
+ *  `weights` holds height rows of width values; it is copied.  Width and
+ *  height must be odd and positive, at most 4095 each and 2^22 taps in all;
+ *  weights must be finite.  A filter of rank one is
+ *  detected and may run as a separable filter.
+ *  @return OCLCONV_OK and *out set, or OCLCONV_E_INVALID_ARG / _E_NOMEM with
+ *          *out NULL and the reason in oclconv_errmsg(NULL). */
+OCLCONV_API oclconv_status oclconv_filter_create(int width, int height, const float *weights,
+                                                 oclconv_filter **out);
+
+/*! oclconv_filter_separable() :
+ *  The filter w[j][i] = col[j] * row[i]; `row` has `width` taps, `col` has
+ *  `height` taps, both odd counts.  Same returns as oclconv_filter_create(). */
+OCLCONV_API oclconv_status oclconv_filter_separable(int width, const float *row, int height,
+                                                    const float *col, oclconv_filter **out);
+
+/*! oclconv_filter_box() : (2rx+1) x (2ry+1) taps of 1/((2rx+1)(2ry+1)).
+ *  rx, ry >= 0. */
+OCLCONV_API oclconv_status oclconv_filter_box(int rx, int ry, oclconv_filter **out);
+
+/*! oclconv_filter_gaussian() :
+ *  Separable Gaussian, taps exp(-i^2 / (2 sigma^2)) computed in double and
+ *  normalised so that each direction sums to 1.  sigma_y <= 0 means
+ *  sigma_y = sigma_x; a radius of 0 means ceil(3 sigma) in that direction.
+ *  sigma_x must be > 0 and finite. */
+OCLCONV_API oclconv_status oclconv_filter_gaussian(double sigma_x, double sigma_y, int rx, int ry,
+                                                   oclconv_filter **out);
+
+/*! oclconv_filter_sharpen() :
+ *  3x3  [0 -a 0; -a 1+4a -a; 0 -a 0]  with a = amount (sums to 1). */
+OCLCONV_API oclconv_status oclconv_filter_sharpen(float amount, oclconv_filter **out);
+
+/*! oclconv_filter_emboss() : 3x3 [-2 -1 0; -1 1 1; 0 1 2] (sums to 1). */
+OCLCONV_API oclconv_status oclconv_filter_emboss(oclconv_filter **out);
+
+/*! oclconv_filter_laplacian() : 3x3 [0 1 0; 1 -4 1; 0 1 0] (sums to 0: use a
+ *  float destination or a delta, and not the NORMALIZE border). */
+OCLCONV_API oclconv_status oclconv_filter_laplacian(oclconv_filter **out);
+
+/*! oclconv_filter_sobel_x() : 3x3 [-1 0 1; -2 0 2; -1 0 1] (d/dx; sums to 0). */
+OCLCONV_API oclconv_status oclconv_filter_sobel_x(oclconv_filter **out);
+
+/*! oclconv_filter_sobel_y() : 3x3 [-1 -2 -1; 0 0 0; 1 2 1] (d/dy; sums to 0). */
+OCLCONV_API oclconv_status oclconv_filter_sobel_y(oclconv_filter **out);
+
+/*! oclconv_filter_size() : width and height in taps; either pointer may be NULL. */
+OCLCONV_API void oclconv_filter_size(const oclconv_filter *f, int *width, int *height);
+
+/*! oclconv_filter_weights() :
+ *  @return the width*height weights the filter stands for, row by row, owned
+ *          by the filter; NULL for NULL.  They are doubles because a
+ *          separable filter's taps are the exact products col[j] * row[i]. */
+OCLCONV_API const double *oclconv_filter_weights(const oclconv_filter *f);
+
+/*! oclconv_filter_destroy() : NULL is fine. */
+OCLCONV_API void oclconv_filter_destroy(oclconv_filter *f);
+
+/* ====== Apply ======================================================== */
+/*! oclconv_apply() :
+ *  Filters `src` into `dst` on the context's device and returns when `dst`
+ *  holds the result.  Both images have the same width, height and channel
+ *  count; their types may differ (u8 in, f32 out for derivatives).  `src`
+ *  and `dst` may share memory (in place): the result is as if they did not.
+ *  `opt` NULL means the defaults of oclconv_options_init().
+ *  Every argument is checked before any OpenCL work; on any failure `dst` is
+ *  untouched and the reason is in oclconv_errmsg(ctx).
+ *  @return OCLCONV_OK, or
+ *    OCLCONV_E_INVALID_ARG  a NULL, size, stride, enum or filter problem;
+ *    OCLCONV_E_UNSUPPORTED  the method cannot run on this device or image;
+ *    OCLCONV_E_NOMEM        host or device memory could not be had;
+ *    OCLCONV_E_BUILD        a kernel failed to compile (log in errmsg);
+ *    OCLCONV_E_OPENCL       another OpenCL call failed. */
+OCLCONV_API oclconv_status oclconv_apply(oclconv_context *ctx, const oclconv_image *src,
+                                         oclconv_image *dst, const oclconv_filter *f,
+                                         const oclconv_options *opt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* OCLCONV_H */

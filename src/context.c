@@ -1,0 +1,183 @@
+/* Contexts: the device, its queue, the facts the planner needs, the caches. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int oclconv_version_number(void)
+{
+    return OCLCONV_VERSION_NUMBER;
+}
+
+static void gather_facts(oclconv_context *ctx)
+{
+    oclconv__device_facts *f = &ctx->facts;
+    cl_bool images = CL_FALSE;
+    char ext[8192] = "";
+    cl_uint fp64_width = 0;
+    clGetDeviceInfo(ctx->device, CL_DEVICE_TYPE, sizeof f->type, &f->type, NULL);
+    clGetDeviceInfo(ctx->device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, NULL);
+    clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL);
+    clGetDeviceInfo(ctx->device, CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE, sizeof fp64_width,
+                    &fp64_width, NULL);
+    clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof f->max_work_group,
+                    &f->max_work_group, NULL);
+    clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof f->max_work_item,
+                    f->max_work_item, NULL);
+    clGetDeviceInfo(ctx->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof f->local_mem, &f->local_mem,
+                    NULL);
+    clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof f->max_alloc,
+                    &f->max_alloc, NULL);
+    clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, sizeof f->max_constant,
+                    &f->max_constant, NULL);
+    clGetDeviceInfo(ctx->device, CL_DEVICE_IMAGE2D_MAX_WIDTH, sizeof f->image2d_max_width,
+                    &f->image2d_max_width, NULL);
+    clGetDeviceInfo(ctx->device, CL_DEVICE_IMAGE2D_MAX_HEIGHT, sizeof f->image2d_max_height,
+                    &f->image2d_max_height, NULL);
+    clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof f->compute_units,
+                    &f->compute_units, NULL);
+    f->image_support = images == CL_TRUE;
+    f->fp64 = strstr(ext, "cl_khr_fp64") != NULL && fp64_width > 0;
+    if (!f->max_work_group)
+        f->max_work_group = 1;
+}
+
+/* Fills in everything after cl, device and queue are set. */
+static oclconv_status finish(oclconv_context *ctx)
+{
+    clGetDeviceInfo(ctx->device, CL_DEVICE_NAME, sizeof ctx->name - 1, ctx->name, NULL);
+    gather_facts(ctx);
+    if (ctx->facts.image_support) {
+        cl_int err;
+        ctx->sampler_edge =
+            clCreateSampler(ctx->cl, CL_FALSE, CL_ADDRESS_CLAMP_TO_EDGE, CL_FILTER_NEAREST, &err);
+        if (err == CL_SUCCESS)
+            ctx->sampler_zero =
+                clCreateSampler(ctx->cl, CL_FALSE, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST, &err);
+        if (err != CL_SUCCESS) /* no samplers: the image path is off, nothing else */
+            ctx->facts.image_support = 0;
+    }
+    return OCLCONV_OK;
+}
+
+static oclconv_status new_context(oclconv_context **out)
+{
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return oclconv__fail(NULL, OCLCONV_E_NOMEM, "out of memory for a context");
+    (*out)->last_method = OCLCONV_METHOD_AUTO;
+    return OCLCONV_OK;
+}
+
+oclconv_status oclconv_create(const char *device_spec, oclconv_context **out)
+{
+    if (!out)
+        return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG, "oclconv_create: out is NULL");
+    *out = NULL;
+    oclconv__clear_error(NULL);
+    if (!device_spec)
+        device_spec = getenv("OCLCONV_DEVICE");
+    cl_platform_id platform;
+    cl_device_id device;
+    oclconv_status s = oclconv__find_device(device_spec, &platform, &device);
+    if (s != OCLCONV_OK)
+        return s;
+    oclconv_context *ctx;
+    if ((s = new_context(&ctx)) != OCLCONV_OK)
+        return s;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
+    cl_int err;
+    ctx->cl = clCreateContext(props, 1, &device, NULL, NULL, &err);
+    if (err != CL_SUCCESS) {
+        s = oclconv__cl_fail(NULL, err, "clCreateContext");
+        oclconv_destroy(ctx);
+        return s;
+    }
+    ctx->device = device;
+    ctx->queue = clCreateCommandQueue(ctx->cl, device, 0, &err);
+    if (err != CL_SUCCESS) {
+        s = oclconv__cl_fail(NULL, err, "clCreateCommandQueue");
+        oclconv_destroy(ctx);
+        return s;
+    }
+    *out = ctx;
+    return finish(ctx);
+}
+
+oclconv_status oclconv_create_from_cl(cl_context context, cl_device_id device,
+                                      cl_command_queue queue, oclconv_context **out)
+{
+    if (!out)
+        return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG, "oclconv_create_from_cl: out is NULL");
+    *out = NULL;
+    oclconv__clear_error(NULL);
+    if (!context || !device)
+        return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG,
+                             "oclconv_create_from_cl: context and device are required");
+    oclconv_context *ctx;
+    oclconv_status s = new_context(&ctx);
+    if (s != OCLCONV_OK)
+        return s;
+    cl_int err = clRetainContext(context);
+    if (err != CL_SUCCESS) {
+        oclconv_destroy(ctx);
+        return oclconv__cl_fail(NULL, err, "clRetainContext");
+    }
+    ctx->cl = context;
+    ctx->device = device;
+    if (queue) {
+        cl_command_queue_properties props = 0;
+        clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
+        if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) {
+            oclconv_destroy(ctx);
+            return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG,
+                                 "oclconv_create_from_cl: the queue must be in-order");
+        }
+        err = clRetainCommandQueue(queue);
+        ctx->queue = queue;
+    } else {
+        ctx->queue = clCreateCommandQueue(context, device, 0, &err);
+    }
+    if (err != CL_SUCCESS) {
+        ctx->queue = NULL;
+        oclconv_destroy(ctx);
+        return oclconv__cl_fail(NULL, err, queue ? "clRetainCommandQueue" : "clCreateCommandQueue");
+    }
+    *out = ctx;
+    return finish(ctx);
+}
+
+void oclconv_destroy(oclconv_context *ctx)
+{
+    if (!ctx)
+        return;
+    oclconv__program_cache_free(ctx->programs);
+    for (int i = 0; i < 2; i++)
+        if (ctx->scratch[i])
+            clReleaseMemObject(ctx->scratch[i]);
+    if (ctx->sampler_edge)
+        clReleaseSampler(ctx->sampler_edge);
+    if (ctx->sampler_zero)
+        clReleaseSampler(ctx->sampler_zero);
+    if (ctx->queue)
+        clReleaseCommandQueue(ctx->queue);
+    if (ctx->cl)
+        clReleaseContext(ctx->cl);
+    free(ctx->errmsg);
+    free(ctx);
+}
+
+const char *oclconv_device_name(const oclconv_context *ctx)
+{
+    return ctx ? ctx->name : "";
+}
+
+oclconv_method oclconv_last_method(const oclconv_context *ctx)
+{
+    return ctx ? ctx->last_method : OCLCONV_METHOD_AUTO;
+}
+
+size_t oclconv_programs_built(const oclconv_context *ctx)
+{
+    return ctx ? ctx->programs_built : 0;
+}

@@ -1,0 +1,326 @@
+/*
+ * Filters: immutable weights, their sums, and their row/column factors when
+ * the filter is separable (given so, or a 2-D filter found to be rank one).
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static oclconv_status check_size(int width, int height)
+{
+    if (width <= 0 || height <= 0 || width % 2 == 0 || height % 2 == 0)
+        return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG,
+                             "filter size %dx%d: width and height must be odd and positive",
+                             width, height);
+    if (width > OCLCONV_MAX_TAPS_1D || height > OCLCONV_MAX_TAPS_1D ||
+        (long)width * height > OCLCONV_MAX_TAPS)
+        return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG,
+                             "filter size %dx%d is too large (at most %d per side, %d taps)",
+                             width, height, OCLCONV_MAX_TAPS_1D, OCLCONV_MAX_TAPS);
+    return OCLCONV_OK;
+}
+
+static oclconv_status check_finite(const float *w, size_t n, const char *what)
+{
+    if (!w)
+        return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG, "filter %s is NULL", what);
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(w[i]))
+            return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG,
+                                 "filter %s[%zu] is not a finite number", what, i);
+    return OCLCONV_OK;
+}
+
+static oclconv_status alloc_filter(int width, int height, oclconv_filter **out)
+{
+    oclconv_filter *f = calloc(1, sizeof *f);
+    if (f)
+        f->weights = malloc((size_t)width * (size_t)height * sizeof *f->weights);
+    if (!f || !f->weights) {
+        free(f);
+        return oclconv__fail(NULL, OCLCONV_E_NOMEM, "out of memory for a %dx%d filter", width,
+                             height);
+    }
+    f->width = width;
+    f->height = height;
+    *out = f;
+    return OCLCONV_OK;
+}
+
+static oclconv_status set_factors(oclconv_filter *f, const float *row, const float *col)
+{
+    f->row = malloc((size_t)f->width * sizeof *f->row);
+    f->col = malloc((size_t)f->height * sizeof *f->col);
+    if (!f->row || !f->col)
+        return oclconv__fail(NULL, OCLCONV_E_NOMEM, "out of memory for filter factors");
+    memcpy(f->row, row, (size_t)f->width * sizeof *row);
+    memcpy(f->col, col, (size_t)f->height * sizeof *col);
+    return OCLCONV_OK;
+}
+
+static void compute_sums(oclconv_filter *f)
+{
+    size_t n = (size_t)f->width * (size_t)f->height;
+    f->sum = f->abs_sum = 0;
+    f->has_negative = 0;
+    for (size_t k = 0; k < n; k++) {
+        f->sum += f->weights[k];
+        f->abs_sum += fabs(f->weights[k]);
+        f->has_negative |= f->weights[k] < 0;
+    }
+}
+
+/* Rank-one test: factor through the largest tap (so no division by a tiny
+ * value) and keep the factors when they rebuild every tap to float
+ * accuracy.  The residual is kept so the planner can judge whether the
+ * separable evaluation is exact enough for the output type. */
+static oclconv_status detect_separable(oclconv_filter *f)
+{
+    int w = f->width, h = f->height;
+    size_t pivot = 0;
+    for (size_t k = 1; k < (size_t)w * (size_t)h; k++)
+        if (fabs(f->weights[k]) > fabs(f->weights[pivot]))
+            pivot = k;
+    double p = f->weights[pivot];
+    if (p == 0 || (w == 1 && h == 1))
+        return OCLCONV_OK;
+    int pi = (int)(pivot % (size_t)w), pj = (int)(pivot / (size_t)w);
+    float *row = malloc((size_t)w * sizeof *row), *col = malloc((size_t)h * sizeof *col);
+    if (!row || !col) {
+        free(row);
+        free(col);
+        return oclconv__fail(NULL, OCLCONV_E_NOMEM, "out of memory for filter factors");
+    }
+    for (int j = 0; j < h; j++)
+        col[j] = (float)f->weights[(size_t)j * (size_t)w + (size_t)pi];
+    for (int i = 0; i < w; i++)
+        row[i] = (float)(f->weights[(size_t)pj * (size_t)w + (size_t)i] / p);
+    double residual = 0;
+    int rank_one = 1;
+    for (int j = 0; j < h && rank_one; j++)
+        for (int i = 0; i < w; i++) {
+            double wt = f->weights[(size_t)j * (size_t)w + (size_t)i];
+            double d = fabs(wt - (double)col[j] * row[i]);
+            /* A few float ulps of the largest tap: rounding, not structure. */
+            if (d > 4 * 0x1p-24 * fabs(p)) {
+                rank_one = 0;
+                break;
+            }
+            residual += d;
+        }
+    oclconv_status s = OCLCONV_OK;
+    if (rank_one) {
+        s = set_factors(f, row, col);
+        f->separable_error = residual;
+    }
+    free(row);
+    free(col);
+    return s;
+}
+
+oclconv_status oclconv_filter_create(int width, int height, const float *weights,
+                                     oclconv_filter **out)
+{
+    if (!out)
+        return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG, "oclconv_filter_create: out is NULL");
+    *out = NULL;
+    oclconv_status s = check_size(width, height);
+    if (s == OCLCONV_OK)
+        s = check_finite(weights, (size_t)width * (size_t)height, "weights");
+    oclconv_filter *f = NULL;
+    if (s == OCLCONV_OK)
+        s = alloc_filter(width, height, &f);
+    if (s != OCLCONV_OK)
+        return s;
+    for (size_t k = 0; k < (size_t)width * (size_t)height; k++)
+        f->weights[k] = weights[k];
+    compute_sums(f);
+    if ((s = detect_separable(f)) != OCLCONV_OK) {
+        oclconv_filter_destroy(f);
+        return s;
+    }
+    *out = f;
+    return OCLCONV_OK;
+}
+
+oclconv_status oclconv_filter_separable(int width, const float *row, int height,
+                                        const float *col, oclconv_filter **out)
+{
+    if (!out)
+        return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG, "oclconv_filter_separable: out is NULL");
+    *out = NULL;
+    oclconv_status s = check_size(width, height);
+    if (s == OCLCONV_OK)
+        s = check_finite(row, (size_t)width, "row");
+    if (s == OCLCONV_OK)
+        s = check_finite(col, (size_t)height, "col");
+    oclconv_filter *f = NULL;
+    if (s == OCLCONV_OK)
+        s = alloc_filter(width, height, &f);
+    if (s == OCLCONV_OK)
+        s = set_factors(f, row, col);
+    if (s != OCLCONV_OK) {
+        oclconv_filter_destroy(f);
+        return s;
+    }
+    /* The product of two floats is exact in double. */
+    for (int j = 0; j < height; j++)
+        for (int i = 0; i < width; i++)
+            f->weights[(size_t)j * (size_t)width + (size_t)i] = (double)col[j] * row[i];
+    compute_sums(f);
+    *out = f;
+    return OCLCONV_OK;
+}
+
+void oclconv_filter_destroy(oclconv_filter *f)
+{
+    if (!f)
+        return;
+    free(f->weights);
+    free(f->row);
+    free(f->col);
+    free(f);
+}
+
+void oclconv_filter_size(const oclconv_filter *f, int *width, int *height)
+{
+    if (width)
+        *width = f ? f->width : 0;
+    if (height)
+        *height = f ? f->height : 0;
+}
+
+const double *oclconv_filter_weights(const oclconv_filter *f)
+{
+    return f ? f->weights : NULL;
+}
+
+/* ====== The common filters ============================================ */
+
+static oclconv_status check_radius(int rx, int ry)
+{
+    if (rx < 0 || ry < 0 || rx > OCLCONV_MAX_TAPS_1D / 2 || ry > OCLCONV_MAX_TAPS_1D / 2)
+        return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG,
+                             "radius %dx%d: each must be between 0 and %d", rx, ry,
+                             OCLCONV_MAX_TAPS_1D / 2);
+    return OCLCONV_OK;
+}
+
+/* A separable filter whose taps come from a function of (radius, index). */
+static oclconv_status make_separable(int rx, int ry, double (*tap)(int i, double param),
+                                     double px, double py, oclconv_filter **out)
+{
+    if (!out)
+        return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG, "out is NULL");
+    *out = NULL;
+    oclconv_status s = check_radius(rx, ry);
+    if (s != OCLCONV_OK)
+        return s;
+    float *row = malloc((size_t)(2 * rx + 1) * sizeof *row);
+    float *col = malloc((size_t)(2 * ry + 1) * sizeof *col);
+    if (!row || !col) {
+        free(row);
+        free(col);
+        return oclconv__fail(NULL, OCLCONV_E_NOMEM, "out of memory for a filter");
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        int r = pass ? ry : rx;
+        double param = pass ? py : px, total = 0;
+        float *taps = pass ? col : row;
+        for (int i = -r; i <= r; i++)
+            total += tap(i, param);
+        for (int i = -r; i <= r; i++)
+            taps[i + r] = (float)(tap(i, param) / total);
+    }
+    s = oclconv_filter_separable(2 * rx + 1, row, 2 * ry + 1, col, out);
+    free(row);
+    free(col);
+    return s;
+}
+
+static double box_tap(int i, double unused)
+{
+    (void)i;
+    (void)unused;
+    return 1.0;
+}
+
+static double gaussian_tap(int i, double sigma)
+{
+    return exp(-(double)i * i / (2 * sigma * sigma));
+}
+
+oclconv_status oclconv_filter_box(int rx, int ry, oclconv_filter **out)
+{
+    return make_separable(rx, ry, box_tap, 0, 0, out);
+}
+
+static int gaussian_radius(double sigma, int r)
+{
+    if (r > 0)
+        return r;
+    double c = ceil(3 * sigma);
+    return c > OCLCONV_MAX_TAPS_1D ? OCLCONV_MAX_TAPS_1D : (int)c;
+}
+
+oclconv_status oclconv_filter_gaussian(double sigma_x, double sigma_y, int rx, int ry,
+                                       oclconv_filter **out)
+{
+    if (!(sigma_x > 0) || !isfinite(sigma_x) || isnan(sigma_y) || isinf(sigma_y)) {
+        if (out)
+            *out = NULL;
+        return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG,
+                             "gaussian sigma %g,%g: sigma_x must be positive and finite",
+                             sigma_x, sigma_y);
+    }
+    if (sigma_y <= 0)
+        sigma_y = sigma_x;
+    if (rx >= 0)
+        rx = gaussian_radius(sigma_x, rx);
+    if (ry >= 0)
+        ry = gaussian_radius(sigma_y, ry);
+    return make_separable(rx, ry, gaussian_tap, sigma_x, sigma_y, out);
+}
+
+static oclconv_status make_3x3(const float w[9], oclconv_filter **out)
+{
+    return oclconv_filter_create(3, 3, w, out);
+}
+
+oclconv_status oclconv_filter_sharpen(float amount, oclconv_filter **out)
+{
+    if (!isfinite(amount)) {
+        if (out)
+            *out = NULL;
+        return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG, "sharpen amount must be finite");
+    }
+    const float a = amount;
+    const float w[9] = {0, -a, 0, -a, 1 + 4 * a, -a, 0, -a, 0};
+    return make_3x3(w, out);
+}
+
+oclconv_status oclconv_filter_emboss(oclconv_filter **out)
+{
+    static const float w[9] = {-2, -1, 0, -1, 1, 1, 0, 1, 2};
+    return make_3x3(w, out);
+}
+
+oclconv_status oclconv_filter_laplacian(oclconv_filter **out)
+{
+    static const float w[9] = {0, 1, 0, 1, -4, 1, 0, 1, 0};
+    return make_3x3(w, out);
+}
+
+oclconv_status oclconv_filter_sobel_x(oclconv_filter **out)
+{
+    static const float row[3] = {-1, 0, 1}, col[3] = {1, 2, 1};
+    return oclconv_filter_separable(3, row, 3, col, out);
+}
+
+oclconv_status oclconv_filter_sobel_y(oclconv_filter **out)
+{
+    static const float row[3] = {1, 2, 1}, col[3] = {-1, 0, 1};
+    return oclconv_filter_separable(3, row, 3, col, out);
+}

@@ -1,0 +1,144 @@
+/*
+ * Private to the library: the objects behind the opaque handles and the
+ * functions the src/ modules call on each other (prefix oclconv__).
+ */
+#ifndef OCLCONV_INTERNAL_H
+#define OCLCONV_INTERNAL_H
+
+#include "oclconv.h"
+
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define OCLCONV_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define OCLCONV_PRINTF(f, a)
+#endif
+
+#define OCLCONV_MAX_TAPS_1D 4095
+#define OCLCONV_MAX_TAPS (1 << 22)
+
+struct oclconv_filter {
+    int width, height;
+    double *weights;         /* height rows of width taps: what the filter means */
+    float *row, *col;        /* set when the filter is (nearly) col[j] * row[i] */
+    double separable_error;  /* sum of |w[j][i] - col[j] * row[i]|, 0 when exact */
+    double sum;              /* sum of the weights */
+    double abs_sum;          /* sum of their magnitudes */
+    int has_negative;
+};
+
+/* What the device reported once, at context creation; the planner decides
+ * from these and never from the device's name. */
+typedef struct {
+    cl_device_type type;
+    int image_support;
+    int fp64;
+    size_t max_work_group;
+    size_t max_work_item[3];
+    cl_ulong local_mem;
+    cl_ulong max_alloc;
+    cl_ulong max_constant;
+    size_t image2d_max_width, image2d_max_height;
+    cl_uint compute_units;
+} oclconv__device_facts;
+
+typedef struct oclconv__program_cache oclconv__program_cache;
+
+struct oclconv_context {
+    cl_context cl;
+    cl_device_id device;
+    cl_command_queue queue;
+    char name[256];
+    oclconv__device_facts facts;
+    cl_sampler sampler_edge; /* CLAMP_TO_EDGE, nearest, unnormalised */
+    cl_sampler sampler_zero; /* CLAMP (border colour 0), nearest, unnormalised */
+    oclconv__program_cache *programs;
+    size_t programs_built;
+    oclconv_method last_method;
+    cl_mem scratch[2];        /* device buffers reused between calls */
+    size_t scratch_size[2];
+    char *errmsg;
+    size_t errmsg_cap;
+};
+
+/* ---- error.c ----------------------------------------------------------- */
+/* Records the detail of a failure in ctx (or, for NULL, in the calling
+ * thread) and returns s. */
+oclconv_status oclconv__fail(oclconv_context *ctx, oclconv_status s, const char *fmt, ...)
+    OCLCONV_PRINTF(3, 4);
+/* The status for a failed cl* call, with "call: CL_NAME (code)" as detail. */
+oclconv_status oclconv__cl_fail(oclconv_context *ctx, cl_int err, const char *call);
+const char *oclconv__cl_error_name(cl_int err);
+void oclconv__clear_error(oclconv_context *ctx);
+/* Appends text to ctx's message (the build log after the headline). */
+void oclconv__append_error(oclconv_context *ctx, const char *text);
+
+/* ---- device_spec.c ------------------------------------------------------ */
+/* Finds the device a spec names (see oclconv_create()); NULL or "" picks the
+ * first GPU, else the first device. */
+oclconv_status oclconv__find_device(const char *spec, cl_platform_id *platform,
+                                    cl_device_id *device);
+
+/* ---- image.c ------------------------------------------------------------- */
+size_t oclconv__type_size(oclconv_type t);
+/* Bytes of one packed row; 0 when it overflows. */
+size_t oclconv__packed_row(const oclconv_image *img);
+size_t oclconv__row_stride(const oclconv_image *img);
+oclconv_status oclconv__check_image(oclconv_context *ctx, const oclconv_image *img,
+                                    const char *what);
+
+/* ---- plan.c --------------------------------------------------------------- */
+typedef struct {
+    const oclconv_image *src;
+    oclconv_image *dst;
+    const oclconv_filter *filter;
+    oclconv_options opt;
+    oclconv_method method; /* the path chosen */
+    int acc_double;        /* accumulate in double to stay within the tolerance */
+} oclconv__job;
+
+oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job);
+/* Writes the -D options every kernel understands (cl/common.cl) into buf. */
+void oclconv__common_options(oclconv_context *ctx, const oclconv__job *job, char *buf,
+                             size_t size);
+
+/* ---- program.c ------------------------------------------------------------ */
+typedef struct {
+    const char *name;
+    const char *text;
+} oclconv__cl_source;
+
+/* Returns the kernel `kernel` of cl/common.cl + cl/<source>.cl built with
+ * `options`, from the context's cache or freshly built. */
+oclconv_status oclconv__get_kernel(oclconv_context *ctx, const char *source, const char *kernel,
+                                   const char *options, cl_kernel *out);
+void oclconv__program_cache_free(oclconv__program_cache *cache);
+
+/* ---- transfer.c ----------------------------------------------------------- */
+/* A device buffer of at least `bytes` from the context's scratch slot. */
+oclconv_status oclconv__scratch(oclconv_context *ctx, int slot, size_t bytes, cl_mem *out);
+oclconv_status oclconv__upload(oclconv_context *ctx, const oclconv_image *img, cl_mem buf);
+oclconv_status oclconv__download(oclconv_context *ctx, cl_mem buf, oclconv_image *img);
+/* A read-only device buffer holding a copy of `bytes` of w (caller releases). */
+oclconv_status oclconv__weights_buffer(oclconv_context *ctx, const void *w, size_t bytes,
+                                       cl_mem *out);
+/* Enqueues a 2-D range of at least gx x gy work-items in groups of about `local`. */
+oclconv_status oclconv__run_2d(oclconv_context *ctx, cl_kernel k, size_t gx, size_t gy,
+                               const size_t local[2]);
+/* Uploads the weights in the job's accumulator type and sets the arguments
+ * every kernel ends with (cl/common.cl): weights, border value, scale, delta,
+ * sum of weights, from argument `first` on.  The caller releases *weights. */
+oclconv_status oclconv__filter_args(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
+                                    cl_uint first, cl_mem *weights);
+/* Sets argument i of k, recording the failure by name. */
+oclconv_status oclconv__arg(oclconv_context *ctx, cl_kernel k, cl_uint i, size_t size,
+                            const void *value);
+
+/* ---- one file per path -------------------------------------------------- */
+oclconv_status oclconv__run_buffer(oclconv_context *ctx, const oclconv__job *job);
+oclconv_status oclconv__run_image(oclconv_context *ctx, const oclconv__job *job);
+/* Whether the image path can run this job here; the reason in ctx if not. */
+oclconv_status oclconv__image_supported(oclconv_context *ctx, const oclconv__job *job);
+
+#endif

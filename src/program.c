@@ -1,0 +1,219 @@
+/*
+ * Programs: the embedded cl/ sources (or, with OCLCONV_KERNEL_DIR, the files
+ * on disk), compiled once per (source, build options) and cached in the
+ * context with the kernels made from them.
+ */
+#include "program.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_KERNELS 4
+
+typedef struct cache_entry {
+    struct cache_entry *next;
+    char *source;
+    char *options;
+    cl_program program;
+    int kernel_count;
+    struct {
+        char *name;
+        cl_kernel kernel;
+    } kernels[MAX_KERNELS];
+} cache_entry;
+
+struct oclconv__program_cache {
+    cache_entry *first;
+};
+
+void oclconv__program_cache_free(oclconv__program_cache *cache)
+{
+    if (!cache)
+        return;
+    cache_entry *e = cache->first;
+    while (e) {
+        cache_entry *next = e->next;
+        for (int i = 0; i < e->kernel_count; i++) {
+            clReleaseKernel(e->kernels[i].kernel);
+            free(e->kernels[i].name);
+        }
+        if (e->program)
+            clReleaseProgram(e->program);
+        free(e->source);
+        free(e->options);
+        free(e);
+        e = next;
+    }
+    free(cache);
+}
+
+/* The text of cl/<name>.cl: from OCLCONV_KERNEL_DIR when set (malloc'ed),
+ * else the embedded copy (*owned = 0). */
+static oclconv_status load_source(oclconv_context *ctx, const char *name, const char **text,
+                                  int *owned)
+{
+    const char *dir = getenv("OCLCONV_KERNEL_DIR");
+    *owned = 0;
+    if (!dir || !*dir) {
+        for (const oclconv__cl_source *s = oclconv__cl_sources; s->name; s++)
+            if (strcmp(s->name, name) == 0) {
+                *text = s->text;
+                return OCLCONV_OK;
+            }
+        return oclconv__fail(ctx, OCLCONV_E_BUILD, "no embedded kernel source %s.cl", name);
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.cl", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return oclconv__fail(ctx, OCLCONV_E_BUILD, "cannot open kernel source %s "
+                             "(OCLCONV_KERNEL_DIR)", path);
+    char *buf = NULL;
+    size_t len = 0, cap = 0, got;
+    oclconv_status s = OCLCONV_OK;
+    do {
+        if (len + 4096 + 1 > cap) {
+            char *grown = realloc(buf, cap = 2 * cap + 8192);
+            if (!grown) {
+                s = oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory reading %s", path);
+                break;
+            }
+            buf = grown;
+        }
+        got = fread(buf + len, 1, 4096, f);
+        len += got;
+    } while (got == 4096);
+    if (s == OCLCONV_OK && ferror(f))
+        s = oclconv__fail(ctx, OCLCONV_E_BUILD, "cannot read kernel source %s", path);
+    fclose(f);
+    if (s != OCLCONV_OK) {
+        free(buf);
+        return s;
+    }
+    buf[len] = '\0';
+    *text = buf;
+    *owned = 1;
+    return OCLCONV_OK;
+}
+
+static oclconv_status build(oclconv_context *ctx, const char *source, const char *options,
+                            cl_program *out)
+{
+    const char *texts[2];
+    int owned[2] = {0, 0};
+    oclconv_status s = load_source(ctx, "common", &texts[0], &owned[0]);
+    if (s == OCLCONV_OK)
+        s = load_source(ctx, source, &texts[1], &owned[1]);
+    cl_program program = NULL;
+    if (s == OCLCONV_OK) {
+        cl_int err;
+        program = clCreateProgramWithSource(ctx->cl, 2, texts, NULL, &err);
+        if (err != CL_SUCCESS)
+            s = oclconv__cl_fail(ctx, err, "clCreateProgramWithSource");
+    }
+    if (s == OCLCONV_OK) {
+        cl_int err = clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
+        ctx->programs_built++;
+        if (err != CL_SUCCESS) {
+            s = err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS
+                    ? oclconv__fail(ctx, OCLCONV_E_BUILD, "building %s.cl with \"%s\" failed: %s; "
+                                    "build log:\n", source, options, oclconv__cl_error_name(err))
+                    : oclconv__cl_fail(ctx, err, "clBuildProgram");
+            size_t log_size = 0;
+            clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_size);
+            char *log = log_size ? malloc(log_size + 1) : NULL;
+            if (log && clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, log_size,
+                                             log, NULL) == CL_SUCCESS) {
+                log[log_size] = '\0';
+                oclconv__append_error(ctx, log);
+            }
+            free(log);
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        if (owned[i])
+            free((void *)(uintptr_t)texts[i]);
+    if (s != OCLCONV_OK && program) {
+        clReleaseProgram(program);
+        program = NULL;
+    }
+    *out = program;
+    return s;
+}
+
+static char *copy_string(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    return c ? memcpy(c, s, n) : NULL;
+}
+
+static oclconv_status find_program(oclconv_context *ctx, const char *source, const char *options,
+                                   cache_entry **out)
+{
+    if (!ctx->programs) {
+        ctx->programs = calloc(1, sizeof *ctx->programs);
+        if (!ctx->programs)
+            return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for the program cache");
+    }
+    for (cache_entry *e = ctx->programs->first; e; e = e->next)
+        if (strcmp(e->source, source) == 0 && strcmp(e->options, options) == 0) {
+            *out = e;
+            return OCLCONV_OK;
+        }
+    cache_entry *e = calloc(1, sizeof *e);
+    if (e) {
+        e->source = copy_string(source);
+        e->options = copy_string(options);
+    }
+    if (!e || !e->source || !e->options) {
+        if (e) {
+            free(e->source);
+            free(e->options);
+        }
+        free(e);
+        return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for the program cache");
+    }
+    oclconv_status s = build(ctx, source, options, &e->program);
+    if (s != OCLCONV_OK) {
+        free(e->source);
+        free(e->options);
+        free(e);
+        return s;
+    }
+    e->next = ctx->programs->first;
+    ctx->programs->first = e;
+    *out = e;
+    return OCLCONV_OK;
+}
+
+oclconv_status oclconv__get_kernel(oclconv_context *ctx, const char *source, const char *kernel,
+                                   const char *options, cl_kernel *out)
+{
+    cache_entry *e = NULL;
+    oclconv_status s = find_program(ctx, source, options, &e);
+    if (s != OCLCONV_OK)
+        return s;
+    for (int i = 0; i < e->kernel_count; i++)
+        if (strcmp(e->kernels[i].name, kernel) == 0) {
+            *out = e->kernels[i].kernel;
+            return OCLCONV_OK;
+        }
+    if (e->kernel_count == MAX_KERNELS)
+        return oclconv__fail(ctx, OCLCONV_E_BUILD, "too many kernels taken from %s.cl", source);
+    char *name = copy_string(kernel);
+    if (!name)
+        return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for a kernel");
+    cl_int err;
+    cl_kernel k = clCreateKernel(e->program, kernel, &err);
+    if (err != CL_SUCCESS) {
+        free(name);
+        return oclconv__cl_fail(ctx, err, "clCreateKernel");
+    }
+    e->kernels[e->kernel_count].name = name;
+    e->kernels[e->kernel_count].kernel = k;
+    e->kernel_count++;
+    *out = k;
+    return OCLCONV_OK;
+}

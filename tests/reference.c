@@ -1,0 +1,165 @@
+#include "reference.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static size_t type_size(oclconv_type t)
+{
+    return t == OCLCONV_U8 ? 1 : t == OCLCONV_U16 ? 2 : 4;
+}
+
+static size_t row_bytes(const oclconv_image *img)
+{
+    return img->stride ? img->stride
+                       : (size_t)img->width * (size_t)img->channels * type_size(img->type);
+}
+
+static void *value_address(const oclconv_image *img, int x, int y, int c)
+{
+    return (unsigned char *)img->data + (size_t)y * row_bytes(img) +
+           ((size_t)x * (size_t)img->channels + (size_t)c) * type_size(img->type);
+}
+
+double ref_pixel(const oclconv_image *img, int x, int y, int c)
+{
+    const void *p = value_address(img, x, y, c);
+    switch (img->type) {
+    case OCLCONV_U8: return *(const uint8_t *)p;
+    case OCLCONV_U16: return *(const uint16_t *)p;
+    default: return *(const float *)p;
+    }
+}
+
+/* The mathematical modulus: always in 0..n-1. */
+static int mod(int i, int n)
+{
+    int m = i % n;
+    return m < 0 ? m + n : m;
+}
+
+int ref_border_index(int i, int n, oclconv_border border)
+{
+    if (i >= 0 && i < n)
+        return i;
+    switch (border) {
+    case OCLCONV_BORDER_CLAMP:
+        return i < 0 ? 0 : n - 1;
+    case OCLCONV_BORDER_REFLECT: { /* cba|abc...: period 2n, edge repeated */
+        int m = mod(i, 2 * n);
+        return m < n ? m : 2 * n - 1 - m;
+    }
+    case OCLCONV_BORDER_REFLECT101: { /* dcb|abcd...: period 2n-2, edge not repeated */
+        if (n == 1)
+            return 0;
+        int m = mod(i, 2 * n - 2);
+        return m < n ? m : 2 * n - 2 - m;
+    }
+    case OCLCONV_BORDER_WRAP:
+        return mod(i, n);
+    default: /* ZERO, CONSTANT, NORMALIZE: no pixel there */
+        return -1;
+    }
+}
+
+int ref_convolve(const oclconv_image *src, int fw, int fh, const double *w,
+                 const oclconv_options *opt, ref_result *out)
+{
+    oclconv_options defaults;
+    if (!opt) {
+        oclconv_options_init(&defaults);
+        opt = &defaults;
+    }
+    size_t n = (size_t)src->width * (size_t)src->height * (size_t)src->channels;
+    out->width = src->width;
+    out->height = src->height;
+    out->channels = src->channels;
+    out->value = malloc(n * sizeof(double));
+    out->magnitude = malloc(n * sizeof(double));
+    if (!out->value || !out->magnitude) {
+        ref_result_free(out);
+        return -1;
+    }
+    double wsum = 0;
+    for (int k = 0; k < fw * fh; k++)
+        wsum += w[k];
+    if (opt->border == OCLCONV_BORDER_NORMALIZE && wsum == 0) {
+        ref_result_free(out);
+        return -1;
+    }
+    int rx = fw / 2, ry = fh / 2;
+    double scale = opt->scale, delta = opt->delta;
+    for (int y = 0; y < src->height; y++)
+        for (int x = 0; x < src->width; x++)
+            for (int c = 0; c < src->channels; c++) {
+                double sum = 0, mag = 0, win = 0;
+                for (int j = 0; j < fh; j++)
+                    for (int i = 0; i < fw; i++) {
+                        double wt = w[j * fw + i];
+                        int sx = ref_border_index(x + i - rx, src->width, opt->border);
+                        int sy = ref_border_index(y + j - ry, src->height, opt->border);
+                        double v;
+                        if (sx >= 0 && sy >= 0) {
+                            v = ref_pixel(src, sx, sy, c);
+                            win += wt;
+                        } else if (opt->border == OCLCONV_BORDER_CONSTANT) {
+                            v = opt->border_value;
+                        } else {
+                            v = 0;
+                        }
+                        sum += wt * v;
+                        mag += fabs(wt * v);
+                    }
+                if (opt->border == OCLCONV_BORDER_NORMALIZE) {
+                    /* Every output has at least its centre tap in the image,
+                     * but the in-image weights can still sum to zero. */
+                    double k = win != 0 ? wsum / win : 0;
+                    sum *= k;
+                    mag *= fabs(k);
+                }
+                size_t at = ((size_t)y * (size_t)src->width + (size_t)x) * (size_t)src->channels + (size_t)c;
+                out->value[at] = scale * sum + delta;
+                out->magnitude[at] = fabs(scale) * mag + fabs(delta);
+            }
+    return 0;
+}
+
+void ref_result_free(ref_result *r)
+{
+    free(r->value);
+    free(r->magnitude);
+    r->value = r->magnitude = NULL;
+}
+
+static double saturate(double v, double hi)
+{
+    return v < 0 ? 0 : v > hi ? hi : v;
+}
+
+long ref_compare(const oclconv_image *dst, const ref_result *ref, char *why, size_t why_size)
+{
+    long bad = 0;
+    double hi = dst->type == OCLCONV_U8 ? 255 : 65535;
+    for (int y = 0; y < dst->height; y++)
+        for (int x = 0; x < dst->width; x++)
+            for (int c = 0; c < dst->channels; c++) {
+                size_t at = ((size_t)y * (size_t)dst->width + (size_t)x) * (size_t)dst->channels + (size_t)c;
+                double exact = ref->value[at], got = ref_pixel(dst, x, y, c);
+                int ok;
+                if (dst->type == OCLCONV_F32) {
+                    ok = fabs(got - exact) <= 1e-5 * ref->magnitude[at] + 1e-30;
+                } else {
+                    double lo = floor(exact);
+                    double frac = exact - lo;
+                    if (fabs(frac - 0.5) < 1e-3) /* near a tie: either neighbour */
+                        ok = got == saturate(lo, hi) || got == saturate(lo + 1, hi);
+                    else
+                        ok = got == saturate(nearbyint(exact), hi);
+                }
+                if (!ok && bad++ == 0 && why)
+                    snprintf(why, why_size, "at x=%d y=%d c=%d: got %.9g, exact %.9g", x, y, c,
+                             got, exact);
+            }
+    return bad;
+}

@@ -1,0 +1,208 @@
+/*
+ * Every path against the CPU reference: each border, type pair and channel
+ * count, on images whose sizes are multiples of nothing (1x1, 1xN, Nx1,
+ * primes, thinner than the filter), with random filters, strides, scale and
+ * delta; plus the worked example of seed 004 and in-place filtering.
+ */
+#include "test.h"
+#include "util.h"
+
+#include <math.h>
+
+static const struct {
+    oclconv_type src, dst;
+} type_pairs[] = {
+    {OCLCONV_U8, OCLCONV_U8},
+    {OCLCONV_U16, OCLCONV_U16},
+    {OCLCONV_F32, OCLCONV_F32},
+    {OCLCONV_U8, OCLCONV_F32},
+    {OCLCONV_F32, OCLCONV_U8},
+    {OCLCONV_U8, OCLCONV_U16},
+};
+
+static const int sizes[][2] = {{1, 1}, {1, 7}, {7, 1}, {17, 13}, {3, 2}, {31, 5}};
+static const int shapes[][2] = {{3, 3}, {5, 3}, {1, 5}, {7, 9}, {3, 1}};
+
+static oclconv_filter *random_filter(uint64_t *rng, int fw, int fh)
+{
+    float w[81];
+    double sum = 0;
+    for (int k = 0; k < fw * fh; k++) {
+        w[k] = (float)rng_uniform(rng, -0.3, 1.0);
+        sum += w[k];
+    }
+    for (int k = 0; k < fw * fh; k++)
+        w[k] = (float)(w[k] / sum);
+    oclconv_filter *f = NULL;
+    if (oclconv_filter_create(fw, fh, w, &f) != OCLCONV_OK) {
+        fprintf(stderr, "filter: %s\n", oclconv_errmsg(NULL));
+        exit(TEST_HARD_ERROR);
+    }
+    return f;
+}
+
+/* Filters src into a fresh destination and compares with the reference;
+ * returns the number of mismatching values (0 when the path is unsupported
+ * and `must_run` is false). */
+static long check_one(oclconv_context *ctx, const oclconv_image *src, oclconv_type dst_type,
+                      size_t dst_extra, const oclconv_filter *f, const oclconv_options *opt,
+                      const char *label)
+{
+    oclconv_image dst = image_like(src, dst_type, dst_extra);
+    int fw, fh;
+    oclconv_filter_size(f, &fw, &fh);
+    oclconv_status s = oclconv_apply(ctx, src, &dst, f, opt);
+    long bad = 0;
+    if (s != OCLCONV_OK) {
+        TEST_FAIL_("%s: %s: %s", label, oclconv_strerror(s), oclconv_errmsg(ctx));
+        bad = 1;
+    } else {
+        ref_result ref;
+        if (ref_convolve(src, fw, fh, oclconv_filter_weights(f), opt, &ref) != 0) {
+            fprintf(stderr, "reference failed\n");
+            exit(TEST_HARD_ERROR);
+        }
+        char why[256];
+        bad = ref_compare(&dst, &ref, why, sizeof why);
+        if (bad)
+            TEST_FAIL_("%s: %ld mismatches, first %s", label, bad, why);
+        if (!image_padding_intact(&dst)) {
+            TEST_FAIL_("%s: wrote into the destination's row padding", label);
+            bad++;
+        }
+        if (opt->method != OCLCONV_METHOD_AUTO && oclconv_last_method(ctx) != opt->method)
+            TEST_FAIL_("%s: ran %s", label, oclconv_method_name(oclconv_last_method(ctx)));
+        ref_result_free(&ref);
+    }
+    image_free(&dst);
+    return bad;
+}
+
+static void sweep(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
+{
+    long cases = 0;
+    for (int b = OCLCONV_BORDER_CLAMP; b <= OCLCONV_BORDER_NORMALIZE; b++)
+        for (size_t tp = 0; tp < sizeof type_pairs / sizeof *type_pairs; tp++)
+            for (int cn = 1; cn <= 4; cn++) {
+                /* One filter shape per program keeps the build count down;
+                 * every size runs through it. */
+                int shape = (int)(rng_next(rng) % (sizeof shapes / sizeof *shapes));
+                oclconv_filter *f = random_filter(rng, shapes[shape][0], shapes[shape][1]);
+                oclconv_options opt;
+                oclconv_options_init(&opt);
+                opt.method = method;
+                opt.border = (oclconv_border)b;
+                opt.border_value = (float)rng_uniform(rng, -20, 300);
+                if (rng_next(rng) % 3 == 0) {
+                    opt.scale = (float)rng_uniform(rng, 0.5, 2);
+                    opt.delta = (float)rng_uniform(rng, -10, 10);
+                }
+                for (size_t sz = 0; sz < sizeof sizes / sizeof *sizes; sz++) {
+                    size_t extra = rng_next(rng) % 2 ? rng_next(rng) % 37 : 0;
+                    oclconv_image src = image_random(rng, sizes[sz][0], sizes[sz][1], cn,
+                                                     type_pairs[tp].src, extra);
+                    char label[200];
+                    snprintf(label, sizeof label, "%s %s %s->%s cn=%d %dx%d filter %dx%d",
+                             oclconv_method_name(method), border_name(opt.border),
+                             type_name(src.type), type_name(type_pairs[tp].dst), cn, src.width,
+                             src.height, shapes[shape][0], shapes[shape][1]);
+                    check_one(ctx, &src, type_pairs[tp].dst, rng_next(rng) % 2 ? 12 : 0, f, &opt,
+                              label);
+                    image_free(&src);
+                    cases++;
+                }
+                oclconv_filter_destroy(f);
+            }
+    printf("%s: %ld cases\n", oclconv_method_name(method), cases);
+}
+
+/* PMPP's worked example (seed 004): x = [8,2,5,4,1,7,3], f = [1,3,5,3,1],
+ * zero borders -> [51,53,52,47,46,51,37], exactly, in u8 and f32. */
+static void worked_example(oclconv_context *ctx, oclconv_method method)
+{
+    static const float f5[5] = {1, 3, 5, 3, 1};
+    static const int expect[7] = {51, 53, 52, 47, 46, 51, 37};
+    oclconv_filter *f;
+    ASSERT_OK(NULL, oclconv_filter_create(5, 1, f5, &f));
+    unsigned char in8[7] = {8, 2, 5, 4, 1, 7, 3}, out8[7] = {0};
+    float inf[7], outf[7] = {0};
+    for (int i = 0; i < 7; i++)
+        inf[i] = in8[i];
+    oclconv_options opt;
+    oclconv_options_init(&opt);
+    opt.border = OCLCONV_BORDER_ZERO;
+    opt.method = method;
+    oclconv_image s8 = {in8, 7, 1, 1, OCLCONV_U8, 0}, d8 = {out8, 7, 1, 1, OCLCONV_U8, 0};
+    oclconv_image sf = {inf, 7, 1, 1, OCLCONV_F32, 0}, df = {outf, 7, 1, 1, OCLCONV_F32, 0};
+    ASSERT_OK(ctx, oclconv_apply(ctx, &s8, &d8, f, &opt));
+    ASSERT_OK(ctx, oclconv_apply(ctx, &sf, &df, f, &opt));
+    for (int i = 0; i < 7; i++) {
+        ASSERT_EQ(out8[i], expect[i]);
+        ASSERT(outf[i] == (float)expect[i]);
+    }
+    oclconv_filter_destroy(f);
+}
+
+/* src and dst the same memory: the result is as if they were not. */
+static void in_place(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
+{
+    for (int cn = 1; cn <= 4; cn++) {
+        oclconv_image img = image_random(rng, 23, 11, cn, OCLCONV_U8, 5);
+        oclconv_image copy = image_like(&img, OCLCONV_U8, 5);
+        memcpy(copy.data, img.data, img.stride * (size_t)img.height);
+        oclconv_filter *f = random_filter(rng, 5, 5);
+        oclconv_options opt;
+        oclconv_options_init(&opt);
+        opt.method = method;
+        opt.border = OCLCONV_BORDER_REFLECT101;
+        ASSERT_OK(ctx, oclconv_apply(ctx, &img, &img, f, &opt));
+        ref_result ref;
+        ASSERT(ref_convolve(&copy, 5, 5, oclconv_filter_weights(f), &opt, &ref) == 0);
+        char why[256] = "";
+        long bad = ref_compare(&img, &ref, why, sizeof why);
+        if (bad)
+            TEST_FAIL_("in place %s cn=%d: %ld mismatches, %s", oclconv_method_name(method), cn,
+                       bad, why);
+        ref_result_free(&ref);
+        oclconv_filter_destroy(f);
+        image_free(&img);
+        image_free(&copy);
+    }
+}
+
+/* Filters far larger than the image: reflections repeat, wraps take the
+ * modulus, NORMALIZE keeps only the in-image taps. */
+static void huge_filter(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
+{
+    oclconv_filter *f = random_filter(rng, 9, 9);
+    for (int b = OCLCONV_BORDER_CLAMP; b <= OCLCONV_BORDER_NORMALIZE; b++) {
+        oclconv_options opt;
+        oclconv_options_init(&opt);
+        opt.method = method;
+        opt.border = (oclconv_border)b;
+        oclconv_image src = image_random(rng, 2, 3, 1, OCLCONV_F32, 0);
+        char label[128];
+        snprintf(label, sizeof label, "%s 9x9 filter on 2x3 %s", oclconv_method_name(method),
+                 border_name(opt.border));
+        check_one(ctx, &src, OCLCONV_F32, 0, f, &opt, label);
+        image_free(&src);
+    }
+    oclconv_filter_destroy(f);
+}
+
+int main(void)
+{
+    oclconv_context *ctx = test_context();
+    printf("device: %s\n", oclconv_device_name(ctx));
+    uint64_t rng = 0x9E3779B97F4A7C15ull;
+    const oclconv_method methods[] = {OCLCONV_METHOD_BUFFER, OCLCONV_METHOD_IMAGE};
+    for (size_t m = 0; m < sizeof methods / sizeof *methods; m++) {
+        worked_example(ctx, methods[m]);
+        in_place(ctx, methods[m], &rng);
+        huge_filter(ctx, methods[m], &rng);
+        sweep(ctx, methods[m], &rng);
+    }
+    printf("programs built: %zu\n", oclconv_programs_built(ctx));
+    oclconv_destroy(ctx);
+    return test_exit();
+}

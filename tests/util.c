@@ -1,0 +1,110 @@
+#include "util.h"
+
+#include "test.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CANARY 0xA5
+
+uint32_t rng_next(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return (uint32_t)(*state >> 16);
+}
+
+double rng_uniform(uint64_t *state, double lo, double hi)
+{
+    return lo + (hi - lo) * (rng_next(state) / 4294967296.0);
+}
+
+static size_t value_size(oclconv_type t)
+{
+    return t == OCLCONV_U8 ? 1 : t == OCLCONV_U16 ? 2 : 4;
+}
+
+static oclconv_image image_alloc(int width, int height, int channels, oclconv_type type,
+                                 size_t extra)
+{
+    size_t vs = value_size(type), row = (size_t)width * (size_t)channels * vs;
+    extra = (extra + vs - 1) / vs * vs;
+    oclconv_image img = {NULL, width, height, channels, type, extra ? row + extra : 0};
+    size_t bytes = (row + extra) * (size_t)height;
+    img.data = malloc(bytes ? bytes : 1);
+    if (!img.data) {
+        fprintf(stderr, "out of memory\n");
+        exit(TEST_HARD_ERROR);
+    }
+    memset(img.data, CANARY, bytes);
+    return img;
+}
+
+oclconv_image image_random(uint64_t *rng, int width, int height, int channels, oclconv_type type,
+                           size_t extra)
+{
+    oclconv_image img = image_alloc(width, height, channels, type, extra);
+    size_t row = img.stride ? img.stride : (size_t)width * (size_t)channels * value_size(type);
+    for (int y = 0; y < height; y++) {
+        unsigned char *p = (unsigned char *)img.data + (size_t)y * row;
+        for (int k = 0; k < width * channels; k++) {
+            if (type == OCLCONV_U8)
+                p[k] = (unsigned char)rng_next(rng);
+            else if (type == OCLCONV_U16)
+                ((uint16_t *)p)[k] = (uint16_t)rng_next(rng);
+            else
+                ((float *)p)[k] = (float)rng_uniform(rng, -100, 300);
+        }
+    }
+    return img;
+}
+
+oclconv_image image_like(const oclconv_image *like, oclconv_type type, size_t extra)
+{
+    return image_alloc(like->width, like->height, like->channels, type, extra);
+}
+
+void image_free(oclconv_image *img)
+{
+    free(img->data);
+    img->data = NULL;
+}
+
+int image_padding_intact(const oclconv_image *img)
+{
+    size_t row = (size_t)img->width * (size_t)img->channels * value_size(img->type);
+    if (!img->stride)
+        return 1;
+    for (int y = 0; y < img->height; y++) {
+        const unsigned char *p = (const unsigned char *)img->data + (size_t)y * img->stride;
+        for (size_t k = row; k < img->stride; k++)
+            if (p[k] != CANARY)
+                return 0;
+    }
+    return 1;
+}
+
+oclconv_context *test_context(void)
+{
+    oclconv_context *ctx = NULL;
+    oclconv_status s = oclconv_create(NULL, &ctx);
+    if (s != OCLCONV_OK) {
+        fprintf(stderr, "no OpenCL device: %s: %s\n", oclconv_strerror(s), oclconv_errmsg(NULL));
+        exit(TEST_HARD_ERROR);
+    }
+    return ctx;
+}
+
+const char *type_name(oclconv_type t)
+{
+    return t == OCLCONV_U8 ? "u8" : t == OCLCONV_U16 ? "u16" : "f32";
+}
+
+const char *border_name(oclconv_border b)
+{
+    static const char *names[] = {"clamp", "zero", "constant", "reflect", "reflect101", "wrap",
+                                  "normalize"};
+    return (unsigned)b < 7 ? names[b] : "?";
+}

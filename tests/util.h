@@ -1,0 +1,32 @@
+/* Helpers the test programs share: random images and filters, contexts. */
+#ifndef OCLCONV_TEST_UTIL_H
+#define OCLCONV_TEST_UTIL_H
+
+#include "oclconv.h"
+#include "reference.h"
+
+#include <stdint.h>
+
+/* A small, seeded generator so failures reproduce. */
+uint32_t rng_next(uint64_t *state);
+double rng_uniform(uint64_t *state, double lo, double hi);
+
+/* An image with random values over the type's range (F32: -100..300), a row
+ * stride of `extra` bytes beyond packed (rounded to the value size), and
+ * padding bytes set to a canary.  Free with image_free(). */
+oclconv_image image_random(uint64_t *rng, int width, int height, int channels, oclconv_type type,
+                           size_t extra);
+/* An image of the same shape as `like` with type `type`, filled with a canary. */
+oclconv_image image_like(const oclconv_image *like, oclconv_type type, size_t extra);
+void image_free(oclconv_image *img);
+/* Whether the padding bytes after each row still hold the canary. */
+int image_padding_intact(const oclconv_image *img);
+
+/* The context the tests run on: OCLCONV_DEVICE or the default.  Exits with
+ * the hard-error status when no device can be had. */
+oclconv_context *test_context(void);
+
+const char *type_name(oclconv_type t);
+const char *border_name(oclconv_border b);
+
+#endif
