@@ -206,6 +206,20 @@ OCLCONV_API oclconv_method oclconv_last_method(const oclconv_context *ctx);
  *          filter of a shape and format already used compiles nothing. */
 OCLCONV_API size_t oclconv_programs_built(const oclconv_context *ctx);
 
+/*! oclconv_last_kernel_seconds() :
+ *  @return the device time the kernels of the context's last successful
+ *          oclconv_apply() took (from OpenCL profiling events), without the
+ *          host transfers; 0 when the queue cannot profile (an application
+ *          queue created without CL_QUEUE_PROFILING_ENABLE). */
+OCLCONV_API double oclconv_last_kernel_seconds(const oclconv_context *ctx);
+
+/*! oclconv_cl_context(), oclconv_cl_device(), oclconv_cl_queue() :
+ *  The OpenCL objects the context uses, still owned by it (retain them to
+ *  keep them longer), for applications that mix their own OpenCL work in. */
+OCLCONV_API cl_context oclconv_cl_context(const oclconv_context *ctx);
+OCLCONV_API cl_device_id oclconv_cl_device(const oclconv_context *ctx);
+OCLCONV_API cl_command_queue oclconv_cl_queue(const oclconv_context *ctx);
+
 /* ====== Filters ====================================================== */
 /* A filter is an immutable set of weights with an odd width and height,
  * anchored at its centre.  oclconv_apply() computes a correlation (the filter

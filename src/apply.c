@@ -91,6 +91,7 @@ oclconv_status oclconv_apply(oclconv_context *ctx, const oclconv_image *src, ocl
         s = oclconv__run_buffer(ctx, &job);
         break;
     }
+    oclconv__collect_kernel_time(ctx);
     if (s == OCLCONV_OK)
         ctx->last_method = job.method;
     return s;

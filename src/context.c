@@ -94,7 +94,7 @@ oclconv_status oclconv_create(const char *device_spec, oclconv_context **out)
         return s;
     }
     ctx->device = device;
-    ctx->queue = clCreateCommandQueue(ctx->cl, device, 0, &err);
+    ctx->queue = clCreateCommandQueue(ctx->cl, device, CL_QUEUE_PROFILING_ENABLE, &err);
     if (err != CL_SUCCESS) {
         s = oclconv__cl_fail(NULL, err, "clCreateCommandQueue");
         oclconv_destroy(ctx);
@@ -136,7 +136,7 @@ oclconv_status oclconv_create_from_cl(cl_context context, cl_device_id device,
         err = clRetainCommandQueue(queue);
         ctx->queue = queue;
     } else {
-        ctx->queue = clCreateCommandQueue(context, device, 0, &err);
+        ctx->queue = clCreateCommandQueue(context, device, CL_QUEUE_PROFILING_ENABLE, &err);
     }
     if (err != CL_SUCCESS) {
         ctx->queue = NULL;
@@ -180,4 +180,24 @@ oclconv_method oclconv_last_method(const oclconv_context *ctx)
 size_t oclconv_programs_built(const oclconv_context *ctx)
 {
     return ctx ? ctx->programs_built : 0;
+}
+
+double oclconv_last_kernel_seconds(const oclconv_context *ctx)
+{
+    return ctx ? ctx->last_kernel_seconds : 0;
+}
+
+cl_context oclconv_cl_context(const oclconv_context *ctx)
+{
+    return ctx ? ctx->cl : NULL;
+}
+
+cl_device_id oclconv_cl_device(const oclconv_context *ctx)
+{
+    return ctx ? ctx->device : NULL;
+}
+
+cl_command_queue oclconv_cl_queue(const oclconv_context *ctx)
+{
+    return ctx ? ctx->queue : NULL;
 }

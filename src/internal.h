@@ -56,6 +56,9 @@ struct oclconv_context {
     oclconv__program_cache *programs;
     size_t programs_built;
     oclconv_method last_method;
+    cl_event kernel_events[4]; /* the kernels of the call under way */
+    int kernel_event_count;
+    double last_kernel_seconds;
     cl_mem scratch[2];        /* device buffers reused between calls */
     size_t scratch_size[2];
     char *errmsg;
@@ -131,6 +134,9 @@ oclconv_status oclconv__run_2d(oclconv_context *ctx, cl_kernel k, size_t gx, siz
  * sum of weights, from argument `first` on.  The caller releases *weights. */
 oclconv_status oclconv__filter_args(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
                                     cl_uint first, cl_mem *weights);
+/* Sums the device time of the kernels the call enqueued into
+ * ctx->last_kernel_seconds and forgets their events. */
+void oclconv__collect_kernel_time(oclconv_context *ctx);
 /* Sets argument i of k, recording the failure by name. */
 oclconv_status oclconv__arg(oclconv_context *ctx, cl_kernel k, cl_uint i, size_t size,
                             const void *value);

@@ -110,7 +110,11 @@ oclconv_status oclconv__run_2d(oclconv_context *ctx, cl_kernel k, size_t gx, siz
         local[0] = 1;
     size_t global[2] = {(gx + local[0] - 1) / local[0] * local[0],
                         (gy + local[1] - 1) / local[1] * local[1]};
-    cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, global, local, 0, NULL, NULL);
+    int slot = ctx->kernel_event_count;
+    cl_event *event = slot < 4 ? &ctx->kernel_events[slot] : NULL;
+    cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, global, local, 0, NULL, event);
+    if (err == CL_SUCCESS && event)
+        ctx->kernel_event_count++;
     if (err != CL_SUCCESS)
         return oclconv__cl_fail(ctx, err, "clEnqueueNDRangeKernel");
     return OCLCONV_OK;
@@ -144,4 +148,22 @@ oclconv_status oclconv__filter_args(oclconv_context *ctx, const oclconv__job *jo
                             : oclconv__arg(ctx, k, first + 1 + (cl_uint)i, sizeof(float), &single);
     }
     return s;
+}
+
+void oclconv__collect_kernel_time(oclconv_context *ctx)
+{
+    double total = 0;
+    for (int i = 0; i < ctx->kernel_event_count; i++) {
+        cl_ulong start = 0, end = 0;
+        if (clWaitForEvents(1, &ctx->kernel_events[i]) == CL_SUCCESS &&
+            clGetEventProfilingInfo(ctx->kernel_events[i], CL_PROFILING_COMMAND_START,
+                                    sizeof start, &start, NULL) == CL_SUCCESS &&
+            clGetEventProfilingInfo(ctx->kernel_events[i], CL_PROFILING_COMMAND_END, sizeof end,
+                                    &end, NULL) == CL_SUCCESS &&
+            end > start)
+            total += (double)(end - start) * 1e-9;
+        clReleaseEvent(ctx->kernel_events[i]);
+    }
+    ctx->kernel_event_count = 0;
+    ctx->last_kernel_seconds = total;
 }

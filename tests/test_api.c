@@ -282,6 +282,8 @@ static void program_cache(void)
     size_t built = oclconv_programs_built(ctx);
     ASSERT_EQ(built, 1);
     ASSERT_EQ(oclconv_last_method(ctx), OCLCONV_METHOD_BUFFER);
+    ASSERT(oclconv_last_kernel_seconds(ctx) > 0);
+    ASSERT(oclconv_cl_context(ctx) && oclconv_cl_device(ctx) && oclconv_cl_queue(ctx));
     ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst, b, &opt));
     ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst, a, &opt));
     ASSERT_EQ(oclconv_programs_built(ctx), built);
