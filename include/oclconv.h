@@ -152,10 +152,11 @@ typedef struct oclconv_context oclconv_context;
  *  the first GPU, else the first device of any type.  Spec grammar:
  *    gpu | cpu | accelerator     first device of that type
  *    N                           the N-th device (0-based) of the listing
- *    text                        first device whose platform or device name
- *                                contains `text` (case-insensitive)
- *    platform:type:device        OpenCV's form: platform name substring
- *                                (empty = any), type GPU/CPU/ACCELERATOR
+ *    text                        first device whose name, platform name or
+ *                                platform vendor contains `text`
+ *                                (case-insensitive): "nvidia", "pocl"
+ *    platform:type:device        OpenCV's form: platform name or vendor
+ *                                substring (empty = any), type GPU/CPU/ACCELERATOR
  *                                (empty = any), device name substring or
  *                                index among the matches (empty = first)
  *  A spec that matches nothing is OCLCONV_E_NO_DEVICE, never a fallback; the

@@ -14,6 +14,7 @@ typedef struct {
     cl_device_id device;
     cl_device_type type;
     char platform_name[128];
+    char platform_vendor[128]; /* "The pocl project", "NVIDIA Corporation" */
     char device_name[128];
 } device_entry;
 
@@ -59,6 +60,8 @@ static oclconv_status enumerate(device_entry **out, size_t *count)
                 e->device = ids[d];
                 clGetPlatformInfo(platforms[p], CL_PLATFORM_NAME, sizeof e->platform_name - 1,
                                   e->platform_name, NULL);
+                clGetPlatformInfo(platforms[p], CL_PLATFORM_VENDOR, sizeof e->platform_vendor - 1,
+                                  e->platform_vendor, NULL);
                 clGetDeviceInfo(ids[d], CL_DEVICE_NAME, sizeof e->device_name - 1,
                                 e->device_name, NULL);
                 clGetDeviceInfo(ids[d], CL_DEVICE_TYPE, sizeof e->type, &e->type, NULL);
@@ -184,7 +187,8 @@ static long match(const device_entry *e, size_t n, const char *spec, int *bad_ty
             if (t != (cl_device_type)-1 ? (e[i].type & t) != 0
                 : index >= 0            ? (long)i == index
                                         : contains(e[i].device_name, spec, len) ||
-                                   contains(e[i].platform_name, spec, len))
+                                   contains(e[i].platform_name, spec, len) ||
+                                   contains(e[i].platform_vendor, spec, len))
                 return (long)i;
         }
         return -1;
@@ -203,7 +207,9 @@ static long match(const device_entry *e, size_t n, const char *spec, int *bad_ty
     }
     long index = parse_index(dev, dev_len), seen = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!contains(e[i].platform_name, plat, plat_len) || (t && !(e[i].type & t)))
+        if ((!contains(e[i].platform_name, plat, plat_len) &&
+             !contains(e[i].platform_vendor, plat, plat_len)) ||
+            (t && !(e[i].type & t)))
             continue;
         if (index >= 0 ? seen++ == index : contains(e[i].device_name, dev, dev_len))
             return (long)i;

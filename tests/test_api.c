@@ -261,6 +261,10 @@ static void device_specs(void)
     if (strstr(listing, "Portable Computing Language")) {
         ASSERT_OK(NULL, oclconv_create("portable computing:cpu:", &ctx));
         oclconv_destroy(ctx);
+        ASSERT_OK(NULL, oclconv_create("pocl", &ctx)); /* the platform's vendor */
+        oclconv_destroy(ctx);
+        ASSERT_OK(NULL, oclconv_create("POCL:CPU:0", &ctx));
+        oclconv_destroy(ctx);
     }
 }
 
