@@ -1,35 +1,56 @@
 /*
- * The plain path: one work-item computes the CN values of output pixel
- * (x, y), reading every tap from global memory through border_index().
- * Images are packed rows of width * CN values.
+ * The buffer path: a row is width * CN values; one work-item computes VEC
+ * consecutive values of one row.  Where every tap of those values lies in the
+ * image (most of it), taps are vector loads VEC values wide with no border
+ * test; near the edges each value takes the general route through
+ * border_index().
  */
-__kernel void convolve_buffer(__global const src_t *src, __global dst_t *dst, int width,
-                              int height, WEIGHTS w, acc_t border_value, acc_t scale,
-                              acc_t delta, acc_t wsum)
+
+/* One output value (x, y, channel c) the general way. */
+inline dst_t value_2d(__global const src_t *src, int width, int height, int x, int y, int c,
+                      WEIGHTS w, acc_t border_value, acc_t scale, acc_t delta, acc_t wsum)
 {
-    int x = get_global_id(0), y = get_global_id(1);
-    if (x >= width || y >= height)
-        return;
-    acc_t sum[CN], win = 0;
-    for (int c = 0; c < CN; c++)
-        sum[c] = 0;
+    acc_t sum = 0, win = 0;
     for (int j = 0; j < FH; j++) {
         int sy = border_index(y + j - RY, height);
         for (int i = 0; i < FW; i++) {
             int sx = border_index(x + i - RX, width);
             acc_t wt = w[j * FW + i];
             if (sx >= 0 && sy >= 0) {
-                __global const src_t *p = src + ((size_t)sy * width + sx) * CN;
-                for (int c = 0; c < CN; c++)
-                    sum[c] += wt * (acc_t)p[c];
+                sum += wt * (acc_t)src[((size_t)sy * width + sx) * CN + c];
                 win += wt;
             } else {
-                for (int c = 0; c < CN; c++)
-                    sum[c] += wt * border_value;
+                sum += wt * border_value;
             }
         }
     }
-    __global dst_t *out = dst + ((size_t)y * width + x) * CN;
-    for (int c = 0; c < CN; c++)
-        out[c] = finish_value(sum[c], win, wsum, scale, delta);
+    return finish_value(sum, win, wsum, scale, delta);
+}
+
+__kernel void convolve_buffer(__global const src_t *src, __global dst_t *dst, int width,
+                              int height, WEIGHTS w, acc_t border_value, acc_t scale,
+                              acc_t delta, acc_t wsum)
+{
+    int v0 = get_global_id(0) * VEC, y = get_global_id(1), rowlen = width * CN;
+    if (v0 >= rowlen || y >= height)
+        return;
+    __global dst_t *out = dst + (size_t)y * rowlen + v0;
+    int inside_x = v0 >= RX * CN && v0 + VEC + RX * CN <= rowlen;
+    int inside_y = !BORDER_HAS_OUTSIDE || (y >= RY && y + RY < height);
+    if (inside_x && inside_y) {
+        accv_t sum = 0;
+        for (int j = 0; j < FH; j++) {
+            __global const src_t *p =
+                src + (size_t)border_index(y + j - RY, height) * rowlen + v0 - RX * CN;
+            for (int i = 0; i < FW; i++)
+                sum += w[j * FW + i] * LOAD_V(p + i * CN);
+        }
+        STORE_V(scale * sum + delta, out);
+        return;
+    }
+    for (int k = 0; k < VEC && v0 + k < rowlen; k++) {
+        int v = v0 + k;
+        out[k] = value_2d(src, width, height, v / CN, y, v % CN, w, border_value, scale, delta,
+                          wsum);
+    }
 }

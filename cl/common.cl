@@ -1,33 +1,63 @@
 /*
- * Shared by every kernel (prepended to each program): value types, border
- * index arithmetic and the final scale / delta / normalise / convert step.
+ * Shared by every kernel (prepended to each program): value types, vectors of
+ * VEC values, border index arithmetic and the final scale / delta / convert.
  * Expects -DSRC_TYPE -DDST_TYPE (0 u8, 1 u16, 2 f32), -DCN (1..4),
- * -DBORDER (the oclconv_border value), -DRX -DRY, -DACC_DOUBLE, -DWEIGHTS_GLOBAL.
+ * -DBORDER (the oclconv_border value), -DRX -DRY, -DACC_DOUBLE,
+ * -DWEIGHTS_GLOBAL and -DVEC (1, 2, 4, 8 or 16).
  */
 #if ACC_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
-typedef double acc_t;
+#define ACC_NAME double
 #else
-typedef float acc_t;
+#define ACC_NAME float
 #endif
+typedef ACC_NAME acc_t;
 
 #if SRC_TYPE == 0
-typedef uchar src_t;
+#define SRC_NAME uchar
 #elif SRC_TYPE == 1
-typedef ushort src_t;
+#define SRC_NAME ushort
 #else
-typedef float src_t;
+#define SRC_NAME float
 #endif
+typedef SRC_NAME src_t;
 
 #if DST_TYPE == 0
-typedef uchar dst_t;
-#define TO_DST(v) convert_uchar_sat_rte(v)
+#define DST_NAME uchar
 #elif DST_TYPE == 1
-typedef ushort dst_t;
-#define TO_DST(v) convert_ushort_sat_rte(v)
+#define DST_NAME ushort
 #else
-typedef float dst_t;
+#define DST_NAME float
+#endif
+typedef DST_NAME dst_t;
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+
+/* acc_t to dst_t: integers rounded half to even and saturated. */
+#if DST_TYPE == 2
 #define TO_DST(v) ((float)(v))
+#define TO_DST_V(v) CAT(convert_float, VECN)(v)
+#else
+#define TO_DST(v) CAT(CAT(convert_, DST_NAME), _sat_rte)(v)
+#define TO_DST_V(v) CAT(CAT(CAT(convert_, DST_NAME), VECN), _sat_rte)(v)
+#endif
+
+/* VEC consecutive values as one vector (VEC 1: a scalar). */
+#if VEC == 1
+#define VECN
+typedef acc_t accv_t;
+#define LOAD_V(p) ((acc_t)(p)[0])
+#define STORE_V(v, p) ((p)[0] = TO_DST(v))
+#define LOAD_ACC_V(p) ((p)[0])
+#define STORE_ACC_V(v, p) ((p)[0] = (v))
+#else
+#define VECN VEC
+typedef CAT(ACC_NAME, VEC) accv_t;
+#define LOAD_V(p) CAT(convert_, CAT(ACC_NAME, VEC))(CAT(vload, VEC)(0, p))
+#define STORE_V(v, p) CAT(vstore, VEC)(TO_DST_V(v), 0, p)
+#define LOAD_ACC_V(p) CAT(vload, VEC)(0, p)
+#define STORE_ACC_V(v, p) CAT(vstore, VEC)(v, 0, p)
 #endif
 
 /* Weights live in __constant memory unless they exceed the device's limit. */
@@ -48,7 +78,8 @@ typedef float dst_t;
 #define BORDER_WRAP 5
 #define BORDER_NORMALIZE 6
 /* Borders where an outside tap reads no pixel of the image. */
-#define BORDER_HAS_OUTSIDE (BORDER == BORDER_ZERO || BORDER == BORDER_CONSTANT || BORDER == BORDER_NORMALIZE)
+#define BORDER_HAS_OUTSIDE \
+    (BORDER == BORDER_ZERO || BORDER == BORDER_CONSTANT || BORDER == BORDER_NORMALIZE)
 
 /* The index a tap at i (maybe outside 0..n-1) reads, or -1 for no pixel. */
 inline int border_index(int i, int n)
@@ -75,12 +106,18 @@ inline int border_index(int i, int n)
 #endif
 }
 
-/* out = scale * sum + delta, after NORMALIZE's rescale by wsum / win (the
- * sums of all and of the in-image weights). */
-inline dst_t finish_value(acc_t sum, acc_t win, acc_t wsum, acc_t scale, acc_t delta)
+/* NORMALIZE's rescale: the sums of all and of the in-image weights. */
+inline acc_t normalized(acc_t sum, acc_t win, acc_t wsum)
 {
 #if BORDER == BORDER_NORMALIZE
-    sum = win != 0 ? sum * (wsum / win) : 0;
+    return win != 0 ? sum * (wsum / win) : 0;
+#else
+    return sum;
 #endif
-    return TO_DST(scale * sum + delta);
+}
+
+/* out = scale * sum + delta, after NORMALIZE's rescale, as dst_t. */
+inline dst_t finish_value(acc_t sum, acc_t win, acc_t wsum, acc_t scale, acc_t delta)
+{
+    return TO_DST(scale * normalized(sum, win, wsum) + delta);
 }

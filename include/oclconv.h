@@ -109,20 +109,24 @@ typedef enum {
 } oclconv_border;
 
 /* Which kernel runs.  AUTO chooses from what the device reports and from the
- * filter; forcing a path the device cannot run is OCLCONV_E_UNSUPPORTED.
+ * filter; forcing a path that cannot run the job (the device lacks what it
+ * needs, or the filter is not of its kind) is OCLCONV_E_UNSUPPORTED.
  * The environment variable OCLCONV_METHOD (auto, buffer, image, tiled,
- * separable) overrides AUTO in options that leave the method at AUTO. */
+ * separable, box) overrides AUTO in options that leave the method at AUTO. */
 typedef enum {
     OCLCONV_METHOD_AUTO,
-    OCLCONV_METHOD_BUFFER,    /* global memory, borders by index arithmetic */
+    OCLCONV_METHOD_BUFFER,    /* global memory, several values a work-item */
     OCLCONV_METHOD_IMAGE,     /* image2d_t and a sampler, weights in __constant */
     OCLCONV_METHOD_TILED,     /* tile plus halo staged in __local memory */
-    OCLCONV_METHOD_SEPARABLE  /* row pass then column pass (rank-1 filters) */
+    OCLCONV_METHOD_SEPARABLE, /* row pass then column pass (rank-1 filters) */
+    OCLCONV_METHOD_BOX        /* running sums, cost independent of the radius
+                                 (box filters: all row taps equal, all column
+                                 taps equal) */
 } oclconv_method;
 
 /*! oclconv_method_name() :
- *  @return "auto", "buffer", "image", "tiled" or "separable"; NULL for a
- *          value outside the enum. */
+ *  @return "auto", "buffer", "image", "tiled", "separable" or "box"; NULL
+ *          for a value outside the enum. */
 OCLCONV_API const char *oclconv_method_name(oclconv_method m);
 
 /* Per-call options.  Initialise with oclconv_options_init(), then set fields:

@@ -36,12 +36,14 @@ static oclconv_status read_options(oclconv_context *ctx, const oclconv_options *
     if ((unsigned)out->border > OCLCONV_BORDER_NORMALIZE)
         return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG, "options.border %d is unknown",
                              (int)out->border);
-    if ((unsigned)out->method > OCLCONV_METHOD_SEPARABLE)
+    if ((unsigned)out->method > OCLCONV_METHOD_BOX)
         return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG, "options.method %d is unknown",
                              (int)out->method);
     if (!isfinite(out->scale) || !isfinite(out->delta) || !isfinite(out->border_value))
         return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG,
                              "options.scale, delta and border_value must be finite");
+    if (out->border != OCLCONV_BORDER_CONSTANT) /* the kernels add it for every outside tap */
+        out->border_value = 0;
     return OCLCONV_OK;
 }
 
@@ -83,13 +85,20 @@ oclconv_status oclconv_apply(oclconv_context *ctx, const oclconv_image *src, ocl
         s = oclconv__plan(ctx, &job);
     if (s != OCLCONV_OK)
         return s;
-    switch (job.method) {
-    case OCLCONV_METHOD_IMAGE:
+    if (job.method == OCLCONV_METHOD_IMAGE) {
         s = oclconv__run_image(ctx, &job);
-        break;
-    default:
-        s = oclconv__run_buffer(ctx, &job);
-        break;
+    } else {
+        oclconv__io io;
+        s = oclconv__io_begin(ctx, &job, &io);
+        if (s == OCLCONV_OK) {
+            switch (job.method) {
+            case OCLCONV_METHOD_TILED: s = oclconv__run_tiled(ctx, &job, &io); break;
+            case OCLCONV_METHOD_SEPARABLE: s = oclconv__run_separable(ctx, &job, &io); break;
+            case OCLCONV_METHOD_BOX: s = oclconv__run_box(ctx, &job, &io); break;
+            default: s = oclconv__run_buffer(ctx, &job, &io); break;
+            }
+        }
+        s = oclconv__io_end(ctx, &job, &io, s);
     }
     oclconv__collect_kernel_time(ctx);
     if (s == OCLCONV_OK)

@@ -36,6 +36,9 @@ static void gather_facts(oclconv_context *ctx)
                     &f->image2d_max_height, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof f->compute_units,
                     &f->compute_units, NULL);
+    cl_bool unified = CL_FALSE;
+    clGetDeviceInfo(ctx->device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
+    f->unified_memory = unified == CL_TRUE;
     f->image_support = images == CL_TRUE;
     f->fp64 = strstr(ext, "cl_khr_fp64") != NULL && fp64_width > 0;
     if (!f->max_work_group)
@@ -152,7 +155,7 @@ void oclconv_destroy(oclconv_context *ctx)
     if (!ctx)
         return;
     oclconv__program_cache_free(ctx->programs);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < OCLCONV_SCRATCH_SLOTS; i++)
         if (ctx->scratch[i])
             clReleaseMemObject(ctx->scratch[i]);
     if (ctx->sampler_edge)

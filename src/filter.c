@@ -87,6 +87,7 @@ static oclconv_status detect_separable(oclconv_filter *f)
     if (p == 0 || (w == 1 && h == 1))
         return OCLCONV_OK;
     int pi = (int)(pivot % (size_t)w), pj = (int)(pivot / (size_t)w);
+
     float *row = malloc((size_t)w * sizeof *row), *col = malloc((size_t)h * sizeof *col);
     if (!row || !col) {
         free(row);
@@ -94,9 +95,10 @@ static oclconv_status detect_separable(oclconv_filter *f)
         return oclconv__fail(NULL, OCLCONV_E_NOMEM, "out of memory for filter factors");
     }
     for (int j = 0; j < h; j++)
-        col[j] = (float)f->weights[(size_t)j * (size_t)w + (size_t)pi];
+        col[j] = (float)(w == 1 ? f->weights[j] : h == 1 ? 1.0 : f->weights[(size_t)j * (size_t)w + (size_t)pi]);
+    /* A single row or column is its own factor, exactly. */
     for (int i = 0; i < w; i++)
-        row[i] = (float)(f->weights[(size_t)pj * (size_t)w + (size_t)i] / p);
+        row[i] = (float)(w == 1 ? 1.0 : h == 1 ? f->weights[i] : f->weights[(size_t)pj * (size_t)w + (size_t)i] / p);
     double residual = 0;
     int rank_one = 1;
     for (int j = 0; j < h && rank_one; j++)

@@ -41,6 +41,7 @@ typedef struct {
     cl_ulong max_constant;
     size_t image2d_max_width, image2d_max_height;
     cl_uint compute_units;
+    int unified_memory; /* the device works on host memory directly */
 } oclconv__device_facts;
 
 typedef struct oclconv__program_cache oclconv__program_cache;
@@ -59,8 +60,8 @@ struct oclconv_context {
     cl_event kernel_events[4]; /* the kernels of the call under way */
     int kernel_event_count;
     double last_kernel_seconds;
-    cl_mem scratch[2];        /* device buffers reused between calls */
-    size_t scratch_size[2];
+    cl_mem scratch[3];        /* device buffers reused between calls */
+    size_t scratch_size[3];
     char *errmsg;
     size_t errmsg_cap;
 };
@@ -99,6 +100,11 @@ typedef struct {
     oclconv_options opt;
     oclconv_method method; /* the path chosen */
     int acc_double;        /* accumulate in double to stay within the tolerance */
+    int vec;               /* values a work-item computes (buffer, separable, box) */
+    int local[2];          /* work-group size; 0 lets the runtime choose */
+    int tile[2];           /* tiled: the tile a work-group computes */
+    int band;              /* box: rows a work-item slides down */
+    int sum_int;           /* box: exact integer sums */
 } oclconv__job;
 
 oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job);
@@ -120,29 +126,61 @@ void oclconv__program_cache_free(oclconv__program_cache *cache);
 
 /* ---- transfer.c ----------------------------------------------------------- */
 /* A device buffer of at least `bytes` from the context's scratch slot. */
+#define OCLCONV_SCRATCH_SLOTS 3
 oclconv_status oclconv__scratch(oclconv_context *ctx, int slot, size_t bytes, cl_mem *out);
-oclconv_status oclconv__upload(oclconv_context *ctx, const oclconv_image *img, cl_mem buf);
-oclconv_status oclconv__download(oclconv_context *ctx, cl_mem buf, oclconv_image *img);
+
+/* The device side of a buffer path's source and destination: packed rows,
+ * the caller's own memory where the device shares it with the host. */
+typedef struct {
+    cl_mem in, out;
+    int in_owned, out_owned; /* made for this call (else scratch) */
+} oclconv__io;
+oclconv_status oclconv__io_begin(oclconv_context *ctx, const oclconv__job *job, oclconv__io *io);
+/* Brings the result to the caller's destination when `status` is OK, and
+ * releases what io_begin made; returns the final status. */
+oclconv_status oclconv__io_end(oclconv_context *ctx, const oclconv__job *job, oclconv__io *io,
+                               oclconv_status status);
+
 /* A read-only device buffer holding a copy of `bytes` of w (caller releases). */
 oclconv_status oclconv__weights_buffer(oclconv_context *ctx, const void *w, size_t bytes,
                                        cl_mem *out);
-/* Enqueues a 2-D range of at least gx x gy work-items in groups of about `local`. */
-oclconv_status oclconv__run_2d(oclconv_context *ctx, cl_kernel k, size_t gx, size_t gy,
-                               const size_t local[2]);
-/* Uploads the weights in the job's accumulator type and sets the arguments
- * every kernel ends with (cl/common.cl): weights, border value, scale, delta,
- * sum of weights, from argument `first` on.  The caller releases *weights. */
-oclconv_status oclconv__filter_args(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
-                                    cl_uint first, cl_mem *weights);
+/* Enqueues a 2-D range of at least gx x gy work-items in groups of the job's
+ * local size (or the runtime's choice). */
+oclconv_status oclconv__run_2d(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
+                               size_t gx, size_t gy);
 /* Sums the device time of the kernels the call enqueued into
  * ctx->last_kernel_seconds and forgets their events. */
 void oclconv__collect_kernel_time(oclconv_context *ctx);
-/* Sets argument i of k, recording the failure by name. */
-oclconv_status oclconv__arg(oclconv_context *ctx, cl_kernel k, cl_uint i, size_t size,
-                            const void *value);
+/* Sets `count` arguments of k from `first` on; the variable arguments are
+ * pairs (size_t size, const void *value). */
+oclconv_status oclconv__args(oclconv_context *ctx, cl_kernel k, cl_uint first, int count, ...);
+/* A scalar kernel argument in the job's accumulator type. */
+typedef union {
+    float f;
+    double d;
+} oclconv__acc;
+oclconv__acc oclconv__to_acc(const oclconv__job *job, double v);
+size_t oclconv__acc_size(const oclconv__job *job);
+/* Uploads `n` weights in the job's accumulator type (caller releases). */
+oclconv_status oclconv__upload_weights(oclconv_context *ctx, const oclconv__job *job,
+                                       const double *w, size_t n, cl_mem *out);
 
-/* ---- one file per path -------------------------------------------------- */
-oclconv_status oclconv__run_buffer(oclconv_context *ctx, const oclconv__job *job);
+/* ---- one file per path ---------------------------------------------------- */
+/* Buffer-based paths enqueue their kernels from io->in to io->out. */
+/* The direct 2-D kernels (buffer, tiled) share their arguments: builds
+ * cl/<source>.cl with the common and the extra options, runs gx x gy. */
+oclconv_status oclconv__run_direct(oclconv_context *ctx, const oclconv__job *job,
+                                   const oclconv__io *io, const char *source, const char *kernel,
+                                   const char *extra_options, size_t gx, size_t gy);
+oclconv_status oclconv__run_buffer(oclconv_context *ctx, const oclconv__job *job,
+                                   const oclconv__io *io);
+oclconv_status oclconv__run_tiled(oclconv_context *ctx, const oclconv__job *job,
+                                  const oclconv__io *io);
+oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *job,
+                                      const oclconv__io *io);
+oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
+                                const oclconv__io *io);
+/* The image path moves its own pixels. */
 oclconv_status oclconv__run_image(oclconv_context *ctx, const oclconv__job *job);
 /* Whether the image path can run this job here; the reason in ctx if not. */
 oclconv_status oclconv__image_supported(oclconv_context *ctx, const oclconv__job *job);

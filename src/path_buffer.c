@@ -1,39 +1,49 @@
-/* The buffer path (cl/buffer.cl): packed device buffers, one work-item a pixel. */
+/*
+ * The buffer path (cl/buffer.cl): VEC values of one row a work-item, from
+ * global memory; and the host side every direct 2-D kernel shares.
+ */
 #include "internal.h"
 
 #include <stdio.h>
+#include <string.h>
 
-oclconv_status oclconv__run_buffer(oclconv_context *ctx, const oclconv__job *job)
+oclconv_status oclconv__run_direct(oclconv_context *ctx, const oclconv__job *job,
+                                   const oclconv__io *io, const char *source, const char *kernel,
+                                   const char *extra_options, size_t gx, size_t gy)
 {
     char options[512];
     oclconv__common_options(ctx, job, options, sizeof options);
+    size_t used = strlen(options);
+    snprintf(options + used, sizeof options - used, "%s", extra_options);
     cl_kernel k;
-    oclconv_status s = oclconv__get_kernel(ctx, "buffer", "convolve_buffer", options, &k);
-    const oclconv_image *src = job->src;
-    oclconv_image *dst = job->dst;
-    cl_mem in = NULL, out = NULL, weights = NULL;
+    oclconv_status s = oclconv__get_kernel(ctx, source, kernel, options, &k);
+    const oclconv_filter *f = job->filter;
+    cl_mem weights = NULL;
     if (s == OCLCONV_OK)
-        s = oclconv__scratch(ctx, 0, oclconv__packed_row(src) * (size_t)src->height, &in);
+        s = oclconv__upload_weights(ctx, job, f->weights, (size_t)f->width * (size_t)f->height,
+                                    &weights);
+    cl_int width = job->src->width, height = job->src->height;
+    oclconv__acc bv = oclconv__to_acc(job, job->opt.border_value);
+    oclconv__acc scale = oclconv__to_acc(job, job->opt.scale);
+    oclconv__acc delta = oclconv__to_acc(job, job->opt.delta);
+    oclconv__acc wsum = oclconv__to_acc(job, f->sum);
+    size_t a = oclconv__acc_size(job);
     if (s == OCLCONV_OK)
-        s = oclconv__scratch(ctx, 1, oclconv__packed_row(dst) * (size_t)dst->height, &out);
+        s = oclconv__args(ctx, k, 0, 9, sizeof io->in, &io->in, sizeof io->out, &io->out,
+                          sizeof width, &width, sizeof height, &height, sizeof weights, &weights,
+                          a, &bv, a, &scale, a, &delta, a, &wsum);
     if (s == OCLCONV_OK)
-        s = oclconv__upload(ctx, src, in);
-    cl_int width = src->width, height = src->height;
-    if (s == OCLCONV_OK)
-        s = oclconv__arg(ctx, k, 0, sizeof in, &in);
-    if (s == OCLCONV_OK)
-        s = oclconv__arg(ctx, k, 1, sizeof out, &out);
-    if (s == OCLCONV_OK)
-        s = oclconv__arg(ctx, k, 2, sizeof width, &width);
-    if (s == OCLCONV_OK)
-        s = oclconv__arg(ctx, k, 3, sizeof height, &height);
-    if (s == OCLCONV_OK)
-        s = oclconv__filter_args(ctx, job, k, 4, &weights);
-    if (s == OCLCONV_OK)
-        s = oclconv__run_2d(ctx, k, (size_t)width, (size_t)height, (const size_t[2]){16, 16});
-    if (s == OCLCONV_OK)
-        s = oclconv__download(ctx, out, dst);
+        s = oclconv__run_2d(ctx, job, k, gx, gy);
     if (weights)
         clReleaseMemObject(weights);
     return s;
+}
+
+oclconv_status oclconv__run_buffer(oclconv_context *ctx, const oclconv__job *job,
+                                   const oclconv__io *io)
+{
+    size_t values = (size_t)job->src->width * (size_t)job->src->channels;
+    return oclconv__run_direct(ctx, job, io, "buffer", "convolve_buffer", "",
+                               (values + (size_t)job->vec - 1) / (size_t)job->vec,
+                               (size_t)job->src->height);
 }

@@ -1,7 +1,7 @@
 /*
- * Planning: which path runs a job, and in which precision it accumulates.
- * Decisions come from the facts the device reported and from the filter,
- * never from the device's name.
+ * Planning: which path runs a job, in which precision it accumulates, and
+ * how its work is cut.  Decisions come from the facts the device reported
+ * and from the filter, never from the device's name.
  */
 #include "internal.h"
 
@@ -10,45 +10,60 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ====== Precision ===================================================== */
+
 /* Largest magnitude a source value (or the constant border) can have. */
 static double max_input(const oclconv__job *job)
 {
-    double m = job->src->type == OCLCONV_U8 ? 255 : job->src->type == OCLCONV_U16 ? 65535 : INFINITY;
+    double m = job->src->type == OCLCONV_U8    ? 255
+               : job->src->type == OCLCONV_U16 ? 65535
+                                               : INFINITY;
     if (job->opt.border == OCLCONV_BORDER_CONSTANT && fabs(job->opt.border_value) > m)
         m = fabs(job->opt.border_value);
     return m;
 }
 
-/* Float accumulation of n products stays within n * 2^-24 of the sum of the
- * terms' magnitudes (plus the rounding of the weights, the scale and the
- * delta).  Where that bound could move an integer result across a rounding
- * boundary farther than the tests' 1e-3 tie window, or a float result by
- * more than 1e-5 of its terms, accumulate in double instead. */
-static int needs_double(const oclconv__job *job, double terms)
+/* A sum of n float products is within about n * 2^-24 of the sum of the
+ * terms' magnitudes; `roundings` counts every rounding a path makes on the
+ * way (products and sums, scratch stores, scale, delta).  Where that bound,
+ * plus `extra` (a known error of the weights), could move an integer result
+ * by 1e-3, the tests' window around rounding ties, or a float result by 1e-5
+ * of its terms, the path accumulates in double instead. */
+static int needs_double(const oclconv__job *job, double roundings, double extra)
 {
-    const double u = 0x1p-24;
+    const double u = 0x1p-24 * 1.01;
     const oclconv_filter *f = job->filter;
     if (job->opt.border == OCLCONV_BORDER_NORMALIZE) {
         if (f->has_negative) /* the in-image sum can cancel: no useful float bound */
             return 1;
-        terms += (double)f->width * f->height + 2;
+        roundings += (double)f->width + f->height + 2;
     }
     if (job->dst->type == OCLCONV_F32)
-        return terms * u > 1e-5;
-    double bound = terms * u * max_input(job) * f->abs_sum * fabs(job->opt.scale) +
+        return roundings * u + extra / (f->abs_sum ? f->abs_sum : 1) > 1e-5;
+    double scale = fabs(job->opt.scale);
+    double bound = (roundings * u * f->abs_sum + extra) * max_input(job) * scale +
                    2 * u * fabs(job->opt.delta);
     return !(bound < 1e-3);
 }
 
-static int parse_method(const char *s, oclconv_method *out)
+static int decide_double(const oclconv_context *ctx, const oclconv__job *job)
 {
-    for (int m = OCLCONV_METHOD_AUTO; m <= OCLCONV_METHOD_SEPARABLE; m++)
-        if (strcmp(s, oclconv_method_name((oclconv_method)m)) == 0) {
-            *out = (oclconv_method)m;
-            return 1;
-        }
-    return 0;
+    const oclconv_filter *f = job->filter;
+    double taps = (double)f->width * f->height;
+    if (!ctx->facts.fp64)
+        return 0;
+    switch (job->method) {
+    case OCLCONV_METHOD_SEPARABLE:
+        return needs_double(job, f->width + f->height + 4, f->separable_error);
+    case OCLCONV_METHOD_BOX:
+        /* Float sources sum in double regardless; integer sums are exact. */
+        return needs_double(job, 4, 0) || !job->sum_int;
+    default:
+        return needs_double(job, taps + 3, 0);
+    }
 }
+
+/* ====== Methods ======================================================== */
 
 const char *oclconv_method_name(oclconv_method m)
 {
@@ -58,18 +73,125 @@ const char *oclconv_method_name(oclconv_method m)
     case OCLCONV_METHOD_IMAGE: return "image";
     case OCLCONV_METHOD_TILED: return "tiled";
     case OCLCONV_METHOD_SEPARABLE: return "separable";
+    case OCLCONV_METHOD_BOX: return "box";
     }
     return NULL;
 }
 
-static oclconv_method choose_auto(oclconv_context *ctx, oclconv__job *job)
+static int parse_method(const char *s, oclconv_method *out)
 {
-    /* Texture caches make the image path pay on GPUs; on CPUs the sampler is
-     * emulated in software and the buffer path is far faster. */
-    if ((ctx->facts.type & CL_DEVICE_TYPE_GPU) &&
-        oclconv__image_supported(ctx, job) == OCLCONV_OK)
-        return OCLCONV_METHOD_IMAGE;
-    return OCLCONV_METHOD_BUFFER;
+    for (int m = OCLCONV_METHOD_AUTO; m <= OCLCONV_METHOD_BOX; m++)
+        if (strcmp(s, oclconv_method_name((oclconv_method)m)) == 0) {
+            *out = (oclconv_method)m;
+            return 1;
+        }
+    return 0;
+}
+
+static int is_cpu(const oclconv_context *ctx)
+{
+    return (ctx->facts.type & CL_DEVICE_TYPE_CPU) != 0;
+}
+
+/* Whether the separable path gives the contract's answer for this job: the
+ * filter has row and column factors, and where they were found in a 2-D
+ * filter, what they miss is too small to show in the output. */
+static oclconv_status separable_ok(oclconv_context *ctx, const oclconv__job *job)
+{
+    const oclconv_filter *f = job->filter;
+    if (!f->row)
+        return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                             "the separable path needs a separable filter (rank one); this %dx%d "
+                             "filter is not", f->width, f->height);
+    double miss = f->separable_error * fabs(job->opt.scale);
+    int exact_enough = f->separable_error == 0 ||
+                       (job->dst->type == OCLCONV_F32 ? f->separable_error <= 1e-6 * f->abs_sum
+                                                      : miss * max_input(job) < 1e-4);
+    if (!exact_enough)
+        return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                             "this filter is separable only to float accuracy, too coarse for "
+                             "%s output of this range", job->dst->type == OCLCONV_U16 ? "u16" : "u8");
+    return OCLCONV_OK;
+}
+
+static int all_equal(const float *v, int n)
+{
+    for (int i = 1; i < n; i++)
+        if (v[i] != v[0])
+            return 0;
+    return 1;
+}
+
+static oclconv_status box_ok(oclconv_context *ctx, const oclconv__job *job)
+{
+    const oclconv_filter *f = job->filter;
+    if (!f->row || !all_equal(f->row, f->width) || !all_equal(f->col, f->height))
+        return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                             "the box path needs a box filter (all taps equal)");
+    double taps = (double)f->width * f->height;
+    /* Integer sums must fit 32 bits. */
+    if (job->src->type != OCLCONV_F32 && taps * (job->src->type == OCLCONV_U8 ? 255 : 65535) >= 4294967296.0)
+        return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                             "a %dx%d box on 16-bit values overflows the box path's sums",
+                             f->width, f->height);
+    if (job->src->type == OCLCONV_F32 && !ctx->facts.fp64)
+        return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                             "the box path sums float images in double, which this device lacks");
+    return OCLCONV_OK;
+}
+
+/* Tiles of 16x16 pixels, or 8x8 where the halo would not fit local memory. */
+static oclconv_status choose_tile(oclconv_context *ctx, oclconv__job *job)
+{
+    const oclconv_filter *f = job->filter;
+    size_t value = oclconv__type_size(job->src->type) * (size_t)job->src->channels;
+    for (int t = 16; t >= 4; t /= 2) {
+        size_t bytes = (size_t)(t + f->width - 1) * (size_t)(t + f->height - 1) * value;
+        if ((size_t)(t * t) <= ctx->facts.max_work_group && bytes + 1024 <= ctx->facts.local_mem) {
+            job->tile[0] = job->tile[1] = t;
+            job->local[0] = job->local[1] = t;
+            return OCLCONV_OK;
+        }
+    }
+    return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                         "a %dx%d filter's halo does not fit the device's %llu bytes of local memory",
+                         f->width, f->height, (unsigned long long)ctx->facts.local_mem);
+}
+
+static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
+{
+    switch (job->method) {
+    case OCLCONV_METHOD_BUFFER: return OCLCONV_OK;
+    case OCLCONV_METHOD_IMAGE: return oclconv__image_supported(ctx, job);
+    case OCLCONV_METHOD_TILED: return choose_tile(ctx, job);
+    case OCLCONV_METHOD_SEPARABLE: return separable_ok(ctx, job);
+    case OCLCONV_METHOD_BOX: return box_ok(ctx, job);
+    default: return OCLCONV_E_INVALID_ARG;
+    }
+}
+
+/* AUTO: the first path of the device's preference list that can run the
+ * job.  Box filters slide running sums; separable filters take two passes;
+ * the rest run directly: on CPUs through the vectorised buffer kernel (the
+ * image path's sampler is emulated there and far slower), on GPUs through
+ * the texture cache or local memory. */
+static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
+{
+    static const oclconv_method cpu[] = {OCLCONV_METHOD_BOX, OCLCONV_METHOD_SEPARABLE,
+                                         OCLCONV_METHOD_BUFFER};
+    static const oclconv_method gpu[] = {OCLCONV_METHOD_BOX, OCLCONV_METHOD_SEPARABLE,
+                                         OCLCONV_METHOD_IMAGE, OCLCONV_METHOD_TILED,
+                                         OCLCONV_METHOD_BUFFER};
+    const oclconv_method *order = is_cpu(ctx) ? cpu : gpu;
+    size_t n = is_cpu(ctx) ? sizeof cpu / sizeof *cpu : sizeof gpu / sizeof *gpu;
+    for (size_t i = 0; i < n; i++) {
+        job->method = order[i];
+        if (check_method(ctx, job) == OCLCONV_OK) {
+            oclconv__clear_error(ctx);
+            return OCLCONV_OK;
+        }
+    }
+    return OCLCONV_E_INVALID_ARG; /* not reached: the buffer path runs anything */
 }
 
 oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
@@ -78,27 +200,26 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
     const char *env = getenv("OCLCONV_METHOD");
     if (m == OCLCONV_METHOD_AUTO && env && *env && !parse_method(env, &m))
         return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG,
-                             "OCLCONV_METHOD=%s is not one of auto, buffer, image, tiled, separable",
-                             env);
-    switch (m) {
-    case OCLCONV_METHOD_AUTO:
-        m = choose_auto(ctx, job);
-        break;
-    case OCLCONV_METHOD_BUFFER:
-        break;
-    case OCLCONV_METHOD_IMAGE: {
-        oclconv_status s = oclconv__image_supported(ctx, job);
-        if (s != OCLCONV_OK)
-            return s;
-        break;
+                             "OCLCONV_METHOD=%s is not one of auto, buffer, image, tiled, "
+                             "separable, box", env);
+    const oclconv_filter *f = job->filter;
+    /* CPUs want one wide vector of values a work-item and the runtime's
+     * own work-group sizes; GPUs a few values a lane in 2-D groups. */
+    job->vec = is_cpu(ctx) ? 16 : 4;
+    job->local[0] = job->local[1] = is_cpu(ctx) ? 0 : 16;
+    job->band = is_cpu(ctx) ? 64 : 32;
+    job->sum_int = job->src->type != OCLCONV_F32;
+    oclconv_status s;
+    if (m == OCLCONV_METHOD_AUTO) {
+        s = choose_auto(ctx, job);
+    } else {
+        job->method = m;
+        s = check_method(ctx, job);
     }
-    default:
-        return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED, "the %s path is not available yet",
-                             oclconv_method_name(m));
-    }
-    job->method = m;
-    job->acc_double =
-        ctx->facts.fp64 && needs_double(job, (double)job->filter->width * job->filter->height + 3);
+    if (s != OCLCONV_OK)
+        return s;
+    job->acc_double = decide_double(ctx, job);
+    (void)f;
     return OCLCONV_OK;
 }
 
@@ -113,8 +234,8 @@ void oclconv__common_options(oclconv_context *ctx, const oclconv__job *job, char
                           (job->acc_double ? sizeof(double) : sizeof(float));
     snprintf(buf, size,
              "-DSRC_TYPE=%d -DDST_TYPE=%d -DCN=%d -DBORDER=%d -DRX=%d -DRY=%d -DACC_DOUBLE=%d "
-             "-DWEIGHTS_GLOBAL=%d",
+             "-DWEIGHTS_GLOBAL=%d -DVEC=%d",
              type_id(job->src->type), type_id(job->dst->type), job->src->channels,
              (int)job->opt.border, job->filter->width / 2, job->filter->height / 2,
-             job->acc_double, weight_bytes > ctx->facts.max_constant);
+             job->acc_double, weight_bytes > ctx->facts.max_constant, job->vec);
 }

@@ -1,16 +1,41 @@
-/* Moving pixels and weights between the host and the device, and running a range. */
+/* Moving pixels and weights between the host and the device, and running kernels. */
 #include "internal.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 
-oclconv_status oclconv__arg(oclconv_context *ctx, cl_kernel k, cl_uint i, size_t size,
-                            const void *value)
+oclconv_status oclconv__args(oclconv_context *ctx, cl_kernel k, cl_uint first, int count, ...)
 {
-    cl_int err = clSetKernelArg(k, i, size, value);
-    if (err != CL_SUCCESS)
-        return oclconv__fail(ctx, OCLCONV_E_OPENCL, "clSetKernelArg(%u) failed: %s (%d)", i,
-                             oclconv__cl_error_name(err), (int)err);
-    return OCLCONV_OK;
+    va_list ap;
+    va_start(ap, count);
+    oclconv_status s = OCLCONV_OK;
+    for (int i = 0; i < count; i++) {
+        size_t size = va_arg(ap, size_t);
+        const void *value = va_arg(ap, const void *);
+        cl_int err = clSetKernelArg(k, first + (cl_uint)i, size, value);
+        if (err != CL_SUCCESS) {
+            s = oclconv__fail(ctx, OCLCONV_E_OPENCL, "clSetKernelArg(%d) failed: %s (%d)",
+                              (int)first + i, oclconv__cl_error_name(err), (int)err);
+            break;
+        }
+    }
+    va_end(ap);
+    return s;
+}
+
+oclconv__acc oclconv__to_acc(const oclconv__job *job, double v)
+{
+    oclconv__acc a;
+    if (job->acc_double)
+        a.d = v;
+    else
+        a.f = (float)v;
+    return a;
+}
+
+size_t oclconv__acc_size(const oclconv__job *job)
+{
+    return job->acc_double ? sizeof(double) : sizeof(float);
 }
 
 oclconv_status oclconv__scratch(oclconv_context *ctx, int slot, size_t bytes, cl_mem *out)
@@ -29,7 +54,7 @@ oclconv_status oclconv__scratch(oclconv_context *ctx, int slot, size_t bytes, cl
         ctx->scratch_size[slot] = 0;
     }
     cl_int err;
-    cl_mem m = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    cl_mem m = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, &err);
     if (err != CL_SUCCESS)
         return oclconv__cl_fail(ctx, err, "clCreateBuffer");
     ctx->scratch[slot] = m;
@@ -65,14 +90,90 @@ static oclconv_status copy_rect(oclconv_context *ctx, cl_mem buf, const oclconv_
     return OCLCONV_OK;
 }
 
-oclconv_status oclconv__upload(oclconv_context *ctx, const oclconv_image *img, cl_mem buf)
+static size_t image_bytes(const oclconv_image *img)
 {
-    return copy_rect(ctx, buf, img, 1);
+    return oclconv__packed_row(img) * (size_t)img->height;
 }
 
-oclconv_status oclconv__download(oclconv_context *ctx, cl_mem buf, oclconv_image *img)
+/* Whether the device can work on the image's own memory: it shares the
+ * host's memory and the rows are packed. */
+static int zero_copy(const oclconv_context *ctx, const oclconv_image *img)
 {
-    return copy_rect(ctx, buf, img, 0);
+    return ctx->facts.unified_memory && oclconv__row_stride(img) == oclconv__packed_row(img);
+}
+
+static int overlap(const oclconv_image *a, const oclconv_image *b)
+{
+    const char *a0 = a->data, *b0 = b->data;
+    size_t an = oclconv__row_stride(a) * (size_t)a->height;
+    size_t bn = oclconv__row_stride(b) * (size_t)b->height;
+    return (uintptr_t)a0 < (uintptr_t)b0 + bn && (uintptr_t)b0 < (uintptr_t)a0 + an;
+}
+
+static oclconv_status wrap_host(oclconv_context *ctx, const oclconv_image *img, cl_mem_flags flags,
+                                cl_mem *out)
+{
+    cl_int err;
+    *out = clCreateBuffer(ctx->cl, flags | CL_MEM_USE_HOST_PTR, image_bytes(img), img->data, &err);
+    if (err != CL_SUCCESS) {
+        *out = NULL;
+        return oclconv__cl_fail(ctx, err, "clCreateBuffer (host memory)");
+    }
+    return OCLCONV_OK;
+}
+
+oclconv_status oclconv__io_begin(oclconv_context *ctx, const oclconv__job *job, oclconv__io *io)
+{
+    io->in = io->out = NULL;
+    io->in_owned = io->out_owned = 0;
+    oclconv_status s;
+    if (zero_copy(ctx, job->src)) {
+        s = wrap_host(ctx, job->src, CL_MEM_READ_ONLY, &io->in);
+        io->in_owned = 1;
+    } else {
+        s = oclconv__scratch(ctx, 0, image_bytes(job->src), &io->in);
+        if (s == OCLCONV_OK)
+            s = copy_rect(ctx, io->in, job->src, 1);
+    }
+    if (s != OCLCONV_OK)
+        return s;
+    /* Writing straight into the destination is safe only when it does not
+     * share memory with the source the kernels still read. */
+    if (zero_copy(ctx, job->dst) && !overlap(job->src, job->dst)) {
+        s = wrap_host(ctx, job->dst, CL_MEM_WRITE_ONLY, &io->out);
+        io->out_owned = 1;
+    } else {
+        s = oclconv__scratch(ctx, 1, image_bytes(job->dst), &io->out);
+    }
+    return s;
+}
+
+oclconv_status oclconv__io_end(oclconv_context *ctx, const oclconv__job *job, oclconv__io *io,
+                               oclconv_status status)
+{
+    if (status == OCLCONV_OK && io->out) {
+        if (io->out_owned) { /* a map makes the kernels' writes visible in host memory */
+            cl_int err;
+            void *p = clEnqueueMapBuffer(ctx->queue, io->out, CL_TRUE, CL_MAP_READ, 0,
+                                         image_bytes(job->dst), 0, NULL, NULL, &err);
+            if (err == CL_SUCCESS)
+                err = clEnqueueUnmapMemObject(ctx->queue, io->out, p, 0, NULL, NULL);
+            if (err == CL_SUCCESS)
+                err = clFinish(ctx->queue);
+            if (err != CL_SUCCESS)
+                status = oclconv__cl_fail(ctx, err, "reading the result (clEnqueueMapBuffer)");
+        } else {
+            status = copy_rect(ctx, io->out, job->dst, 0);
+        }
+    }
+    if (status != OCLCONV_OK)
+        clFinish(ctx->queue); /* nothing may still touch the caller's memory */
+    if (io->in_owned && io->in)
+        clReleaseMemObject(io->in);
+    if (io->out_owned && io->out)
+        clReleaseMemObject(io->out);
+    io->in = io->out = NULL;
+    return status;
 }
 
 oclconv_status oclconv__weights_buffer(oclconv_context *ctx, const void *w, size_t bytes,
@@ -88,66 +189,42 @@ oclconv_status oclconv__weights_buffer(oclconv_context *ctx, const void *w, size
     return OCLCONV_OK;
 }
 
-oclconv_status oclconv__run_2d(oclconv_context *ctx, cl_kernel k, size_t gx, size_t gy,
-                               const size_t local_wanted[2])
+oclconv_status oclconv__upload_weights(oclconv_context *ctx, const oclconv__job *job,
+                                       const double *w, size_t n, cl_mem *out)
 {
-    size_t limit = ctx->facts.max_work_group, kernel_limit = 0;
-    if (clGetKernelWorkGroupInfo(k, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kernel_limit,
-                                 &kernel_limit, NULL) == CL_SUCCESS &&
-        kernel_limit && kernel_limit < limit)
-        limit = kernel_limit;
-    size_t local[2] = {local_wanted[0], local_wanted[1]};
-    if (local[0] > ctx->facts.max_work_item[0] && ctx->facts.max_work_item[0])
-        local[0] = ctx->facts.max_work_item[0];
-    if (local[1] > ctx->facts.max_work_item[1] && ctx->facts.max_work_item[1])
-        local[1] = ctx->facts.max_work_item[1];
-    while (local[0] * local[1] > limit)
-        if (local[1] > 1)
-            local[1] /= 2;
+    size_t size = oclconv__acc_size(job);
+    void *buf = malloc(n * size);
+    if (!buf)
+        return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for the weights");
+    for (size_t i = 0; i < n; i++) {
+        if (job->acc_double)
+            ((double *)buf)[i] = w[i];
         else
-            local[0] /= 2;
-    if (!local[0])
-        local[0] = 1;
-    size_t global[2] = {(gx + local[0] - 1) / local[0] * local[0],
-                        (gy + local[1] - 1) / local[1] * local[1]};
+            ((float *)buf)[i] = (float)w[i];
+    }
+    oclconv_status s = oclconv__weights_buffer(ctx, buf, n * size, out);
+    free(buf);
+    return s;
+}
+
+oclconv_status oclconv__run_2d(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
+                               size_t gx, size_t gy)
+{
+    size_t local[2] = {(size_t)job->local[0], (size_t)job->local[1]}, global[2] = {gx, gy};
+    const size_t *local_arg = NULL;
+    if (local[0] && local[1]) {
+        global[0] = (gx + local[0] - 1) / local[0] * local[0];
+        global[1] = (gy + local[1] - 1) / local[1] * local[1];
+        local_arg = local;
+    }
     int slot = ctx->kernel_event_count;
     cl_event *event = slot < 4 ? &ctx->kernel_events[slot] : NULL;
-    cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, global, local, 0, NULL, event);
+    cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, global, local_arg, 0, NULL, event);
     if (err == CL_SUCCESS && event)
         ctx->kernel_event_count++;
     if (err != CL_SUCCESS)
         return oclconv__cl_fail(ctx, err, "clEnqueueNDRangeKernel");
     return OCLCONV_OK;
-}
-
-oclconv_status oclconv__filter_args(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
-                                    cl_uint first, cl_mem *weights)
-{
-    const oclconv_filter *f = job->filter;
-    size_t n = (size_t)f->width * (size_t)f->height;
-    size_t size = job->acc_double ? sizeof(double) : sizeof(float);
-    void *w = malloc(n * size);
-    if (!w)
-        return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for the weights");
-    for (size_t i = 0; i < n; i++) {
-        if (job->acc_double)
-            ((double *)w)[i] = f->weights[i];
-        else
-            ((float *)w)[i] = (float)f->weights[i];
-    }
-    oclconv_status s = oclconv__weights_buffer(ctx, w, n * size, weights);
-    free(w);
-    if (s != OCLCONV_OK)
-        return s;
-    double scalars[4] = {job->opt.border == OCLCONV_BORDER_CONSTANT ? job->opt.border_value : 0,
-                         job->opt.scale, job->opt.delta, f->sum};
-    s = oclconv__arg(ctx, k, first, sizeof(cl_mem), weights);
-    for (int i = 0; i < 4 && s == OCLCONV_OK; i++) {
-        float single = (float)scalars[i];
-        s = job->acc_double ? oclconv__arg(ctx, k, first + 1 + (cl_uint)i, sizeof(double), &scalars[i])
-                            : oclconv__arg(ctx, k, first + 1 + (cl_uint)i, sizeof(float), &single);
-    }
-    return s;
 }
 
 void oclconv__collect_kernel_time(oclconv_context *ctx)

@@ -20,8 +20,12 @@ static const struct {
     {OCLCONV_U8, OCLCONV_U16},
 };
 
-static const int sizes[][2] = {{1, 1}, {1, 7}, {7, 1}, {17, 13}, {3, 2}, {31, 5}};
+static const int sizes[][2] = {{1, 1}, {1, 7}, {7, 1}, {17, 13}, {3, 2}, {67, 9}, {13, 131}};
 static const int shapes[][2] = {{3, 3}, {5, 3}, {1, 5}, {7, 9}, {3, 1}};
+
+/* A filter of the kind `method` runs: any 2-D filter, a separable one
+ * (given as factors, or as a 2-D outer product to be detected), a box. */
+static oclconv_filter *filter_for(oclconv_method method, uint64_t *rng, int fw, int fh);
 
 static oclconv_filter *random_filter(uint64_t *rng, int fw, int fh)
 {
@@ -35,6 +39,41 @@ static oclconv_filter *random_filter(uint64_t *rng, int fw, int fh)
         w[k] = (float)(w[k] / sum);
     oclconv_filter *f = NULL;
     if (oclconv_filter_create(fw, fh, w, &f) != OCLCONV_OK) {
+        fprintf(stderr, "filter: %s\n", oclconv_errmsg(NULL));
+        exit(TEST_HARD_ERROR);
+    }
+    return f;
+}
+
+static oclconv_filter *filter_for(oclconv_method method, uint64_t *rng, int fw, int fh)
+{
+    oclconv_filter *f = NULL;
+    oclconv_status s = OCLCONV_OK;
+    if (method == OCLCONV_METHOD_BOX) {
+        s = oclconv_filter_box(fw / 2, fh / 2, &f);
+    } else if (method == OCLCONV_METHOD_SEPARABLE) {
+        float row[9], col[9], w[81];
+        double rs = 0, cs = 0;
+        for (int i = 0; i < fw; i++)
+            rs += row[i] = (float)rng_uniform(rng, -0.2, 1.0);
+        for (int j = 0; j < fh; j++)
+            cs += col[j] = (float)rng_uniform(rng, -0.2, 1.0);
+        for (int i = 0; i < fw; i++)
+            row[i] = (float)(row[i] / rs);
+        for (int j = 0; j < fh; j++)
+            col[j] = (float)(col[j] / cs);
+        if (rng_next(rng) % 2) {
+            s = oclconv_filter_separable(fw, row, fh, col, &f);
+        } else { /* exact products, so the detected factors lose nothing */
+            for (int j = 0; j < fh; j++)
+                for (int i = 0; i < fw; i++)
+                    w[j * fw + i] = col[j] * (i == fw / 2 ? 1.0f : 0.5f);
+            s = oclconv_filter_create(fw, fh, w, &f);
+        }
+    } else {
+        return random_filter(rng, fw, fh);
+    }
+    if (s != OCLCONV_OK) {
         fprintf(stderr, "filter: %s\n", oclconv_errmsg(NULL));
         exit(TEST_HARD_ERROR);
     }
@@ -82,12 +121,14 @@ static void sweep(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
 {
     long cases = 0;
     for (int b = OCLCONV_BORDER_CLAMP; b <= OCLCONV_BORDER_NORMALIZE; b++)
-        for (size_t tp = 0; tp < sizeof type_pairs / sizeof *type_pairs; tp++)
-            for (int cn = 1; cn <= 4; cn++) {
-                /* One filter shape per program keeps the build count down;
-                 * every size runs through it. */
+        for (size_t tp = 0; tp < sizeof type_pairs / sizeof *type_pairs; tp++) {
+            /* Each border meets every channel count, and so does each type
+             * pair, without building all their combinations; one filter
+             * shape per program, every size through it. */
+            int cn = 1 + (int)((size_t)b + tp) % 4;
+            {
                 int shape = (int)(rng_next(rng) % (sizeof shapes / sizeof *shapes));
-                oclconv_filter *f = random_filter(rng, shapes[shape][0], shapes[shape][1]);
+                oclconv_filter *f = filter_for(method, rng, shapes[shape][0], shapes[shape][1]);
                 oclconv_options opt;
                 oclconv_options_init(&opt);
                 opt.method = method;
@@ -113,6 +154,7 @@ static void sweep(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
                 }
                 oclconv_filter_destroy(f);
             }
+        }
     printf("%s: %ld cases\n", oclconv_method_name(method), cases);
 }
 
@@ -150,7 +192,7 @@ static void in_place(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
         oclconv_image img = image_random(rng, 23, 11, cn, OCLCONV_U8, 5);
         oclconv_image copy = image_like(&img, OCLCONV_U8, 5);
         memcpy(copy.data, img.data, img.stride * (size_t)img.height);
-        oclconv_filter *f = random_filter(rng, 5, 5);
+        oclconv_filter *f = filter_for(method, rng, 5, 5);
         oclconv_options opt;
         oclconv_options_init(&opt);
         opt.method = method;
@@ -174,7 +216,7 @@ static void in_place(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
  * modulus, NORMALIZE keeps only the in-image taps. */
 static void huge_filter(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
 {
-    oclconv_filter *f = random_filter(rng, 9, 9);
+    oclconv_filter *f = filter_for(method, rng, 9, 9);
     for (int b = OCLCONV_BORDER_CLAMP; b <= OCLCONV_BORDER_NORMALIZE; b++) {
         oclconv_options opt;
         oclconv_options_init(&opt);
@@ -195,9 +237,12 @@ int main(void)
     oclconv_context *ctx = test_context();
     printf("device: %s\n", oclconv_device_name(ctx));
     uint64_t rng = 0x9E3779B97F4A7C15ull;
-    const oclconv_method methods[] = {OCLCONV_METHOD_BUFFER, OCLCONV_METHOD_IMAGE};
+    const oclconv_method methods[] = {OCLCONV_METHOD_BUFFER, OCLCONV_METHOD_IMAGE,
+                                      OCLCONV_METHOD_TILED, OCLCONV_METHOD_SEPARABLE,
+                                      OCLCONV_METHOD_BOX};
     for (size_t m = 0; m < sizeof methods / sizeof *methods; m++) {
-        worked_example(ctx, methods[m]);
+        if (methods[m] != OCLCONV_METHOD_BOX) /* the example's filter is no box */
+            worked_example(ctx, methods[m]);
         in_place(ctx, methods[m], &rng);
         huge_filter(ctx, methods[m], &rng);
         sweep(ctx, methods[m], &rng);

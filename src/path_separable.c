@@ -1,0 +1,77 @@
+/* The separable path (cl/separable.cl): a row pass into scratch, then a column pass. */
+#include "internal.h"
+
+#include <stdlib.h>
+
+/* Scratch rows are padded to whole vectors so the column pass never needs
+ * a partial load. */
+static size_t scratch_pitch(const oclconv__job *job)
+{
+    size_t values = (size_t)job->src->width * (size_t)job->src->channels, v = (size_t)job->vec;
+    return (values + v - 1) / v * v;
+}
+
+static double sum_of(const float *taps, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += taps[i];
+    return s;
+}
+
+oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *job,
+                                      const oclconv__io *io)
+{
+    char options[512];
+    oclconv__common_options(ctx, job, options, sizeof options);
+    cl_kernel rows, cols;
+    oclconv_status s = oclconv__get_kernel(ctx, "separable", "separable_rows", options, &rows);
+    if (s == OCLCONV_OK)
+        s = oclconv__get_kernel(ctx, "separable", "separable_cols", options, &cols);
+    if (s != OCLCONV_OK)
+        return s;
+    const oclconv_filter *f = job->filter;
+    size_t pitch = scratch_pitch(job), a = oclconv__acc_size(job);
+    double *taps = malloc(((size_t)f->width + (size_t)f->height) * sizeof *taps);
+    if (!taps)
+        return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for the taps");
+    for (int i = 0; i < f->width; i++)
+        taps[i] = f->row[i];
+    for (int j = 0; j < f->height; j++)
+        taps[f->width + j] = f->col[j];
+    cl_mem tmp = NULL, row_w = NULL, col_w = NULL;
+    s = oclconv__scratch(ctx, 2, pitch * (size_t)job->src->height * a, &tmp);
+    if (s == OCLCONV_OK)
+        s = oclconv__upload_weights(ctx, job, taps, (size_t)f->width, &row_w);
+    if (s == OCLCONV_OK)
+        s = oclconv__upload_weights(ctx, job, taps + f->width, (size_t)f->height, &col_w);
+    free(taps);
+
+    double row_sum = sum_of(f->row, f->width), col_sum = sum_of(f->col, f->height);
+    double bv = job->opt.border == OCLCONV_BORDER_CONSTANT ? job->opt.border_value : 0;
+    cl_int width = job->src->width, height = job->src->height, pitch_arg = (cl_int)pitch;
+    oclconv__acc bv_acc = oclconv__to_acc(job, bv), row_sum_acc = oclconv__to_acc(job, row_sum);
+    oclconv__acc outside_row = oclconv__to_acc(job, bv * row_sum);
+    oclconv__acc scale = oclconv__to_acc(job, job->opt.scale);
+    oclconv__acc delta = oclconv__to_acc(job, job->opt.delta);
+    oclconv__acc col_sum_acc = oclconv__to_acc(job, col_sum);
+    if (s == OCLCONV_OK)
+        s = oclconv__args(ctx, rows, 0, 8, sizeof io->in, &io->in, sizeof tmp, &tmp, sizeof width,
+                          &width, sizeof height, &height, sizeof pitch_arg, &pitch_arg,
+                          sizeof row_w, &row_w, a, &bv_acc, a, &row_sum_acc);
+    if (s == OCLCONV_OK)
+        s = oclconv__args(ctx, cols, 0, 10, sizeof tmp, &tmp, sizeof io->out, &io->out,
+                          sizeof width, &width, sizeof height, &height, sizeof pitch_arg,
+                          &pitch_arg, sizeof col_w, &col_w, a, &outside_row, a, &scale, a, &delta,
+                          a, &col_sum_acc);
+    size_t groups_x = pitch / (size_t)job->vec;
+    if (s == OCLCONV_OK)
+        s = oclconv__run_2d(ctx, job, rows, groups_x, (size_t)height);
+    if (s == OCLCONV_OK)
+        s = oclconv__run_2d(ctx, job, cols, groups_x, (size_t)height);
+    if (row_w)
+        clReleaseMemObject(row_w);
+    if (col_w)
+        clReleaseMemObject(col_w);
+    return s;
+}
