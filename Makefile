@@ -72,7 +72,8 @@ TESTS += $(TEST_PROGS)
 $(BUILD)/tests/test_%: tests/test_%.c $(TEST_COMMON) $(TEST_HDR) $(LIB_A) | $(BUILD)/tests
 	$(CC) $(ALL_CFLAGS) -Werror -Iinclude -Itests -o $@ $< $(TEST_COMMON) $(LIB_A) $(LDLIBS_CL) -lpthread
 
--include samples/samples.mk
+include samples/samples.mk
+-include bench/bench.mk
 
 # Tests run hermetically: PoCL's kernel cache lives in the build folder.
 ## check: build everything and run every test program (exit 77 = skipped)
@@ -82,6 +83,7 @@ check: all $(TESTS)
 
 ## asan: rebuild in build-asan with AddressSanitizer and run the tests
 asan:
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) \
 	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address -fno-omit-frame-pointer" \
 	    LDFLAGS="-fsanitize=address" check
 

@@ -1,0 +1,52 @@
+# The oclconv command, its demo, its man page and its end-to-end test.
+# Included by the top Makefile, which defines BUILD, CC, ALL_CFLAGS, LIB_A,
+# LDLIBS_CL, TESTS, BINDIR, MANDIR and DESTDIR.
+
+SAMPLES_CFLAGS = $(ALL_CFLAGS) -Iinclude -Isamples
+CLI_SRC := samples/oclconv.c samples/png_io.c samples/kernel_text.c
+CLI_HDR := samples/png_io.h samples/kernel_text.h include/oclconv.h
+LDLIBS_PNG := -lpng
+
+all: $(BUILD)/oclconv $(BUILD)/blur_example
+
+$(BUILD)/oclconv: $(CLI_SRC) $(CLI_HDR) $(LIB_A) | $(BUILD)
+	$(CC) $(SAMPLES_CFLAGS) $(LDFLAGS) -o $@ $(CLI_SRC) $(LIB_A) $(LDLIBS_PNG) $(LDLIBS_CL)
+
+# The README's example, built here so that it keeps compiling.
+$(BUILD)/blur_example: samples/blur_example.c include/oclconv.h $(LIB_A) | $(BUILD)
+	$(CC) $(SAMPLES_CFLAGS) $(LDFLAGS) -o $@ samples/blur_example.c $(LIB_A) $(LDLIBS_CL)
+
+$(BUILD)/contact_sheet: samples/contact_sheet.c samples/png_io.c samples/png_io.h | $(BUILD)
+	$(CC) $(SAMPLES_CFLAGS) $(LDFLAGS) -o $@ samples/contact_sheet.c samples/png_io.c \
+	    $(LDLIBS_PNG) -lm
+
+# Overrides the top Makefile's pattern rule: this test also needs libpng, the
+# command's PNG and kernel-text code, and the command itself.
+$(BUILD)/tests/test_cli: tests/test_cli.c samples/png_io.c samples/kernel_text.c $(CLI_HDR) \
+        $(TEST_COMMON) $(TEST_HDR) $(LIB_A) $(BUILD)/oclconv | $(BUILD)/tests
+	$(CC) $(ALL_CFLAGS) -Werror -Iinclude -Itests -Isamples $(LDFLAGS) -o $@ $< \
+	    samples/png_io.c samples/kernel_text.c $(TEST_COMMON) $(LIB_A) $(LDLIBS_PNG) \
+	    $(LDLIBS_CL) -lpthread
+
+DEMO_INPUT := samples/data/astronaut.png
+DEMO_FILTERS := gaussian box sharpen emboss laplacian sobel-x sobel-y
+
+## demo: filter samples/data/astronaut.png with each built-in filter into $(BUILD)/demo/, with a contact sheet
+demo: all $(BUILD)/contact_sheet
+	@rm -rf $(BUILD)/demo && mkdir -p $(BUILD)/demo
+	@for f in $(DEMO_FILTERS); do \
+	    $(BUILD)/oclconv --verbose --filter $$f $(DEMO_INPUT) $(BUILD)/demo/$$f.png || exit 1; \
+	done
+	@$(BUILD)/contact_sheet $(BUILD)/demo/contact_sheet.png original=$(DEMO_INPUT) \
+	    $(foreach f,$(DEMO_FILTERS),$(f)=$(BUILD)/demo/$(f).png)
+	@echo "demo: $(words $(DEMO_FILTERS)) filtered images and contact_sheet.png are in $(BUILD)/demo/"
+
+define INSTALL_EXTRA
+install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+install -m 755 $(BUILD)/oclconv $(DESTDIR)$(BINDIR)/
+install -m 644 samples/oclconv.1 $(DESTDIR)$(MANDIR)/man1/
+endef
+
+define UNINSTALL_EXTRA
+rm -f $(DESTDIR)$(BINDIR)/oclconv $(DESTDIR)$(MANDIR)/man1/oclconv.1
+endef
