@@ -73,7 +73,7 @@ $(BUILD)/tests/test_%: tests/test_%.c $(TEST_COMMON) $(TEST_HDR) $(LIB_A) | $(BU
 	$(CC) $(ALL_CFLAGS) -Werror -Iinclude -Itests -o $@ $< $(TEST_COMMON) $(LIB_A) $(LDLIBS_CL) -lpthread
 
 include samples/samples.mk
--include bench/bench.mk
+include bench/bench.mk
 
 # Tests run hermetically: PoCL's kernel cache lives in the build folder.
 ## check: build everything and run every test program (exit 77 = skipped)
