@@ -1,33 +1,33 @@
 /*
- * The separable path, w[j][i] = col[j] * row[i], in two passes over rows of
- * width * CN values, each work-item VEC consecutive values of one row:
- * separable_rows filters along x into an acc_t scratch image whose rows are
- * `pitch` values apart (a multiple of VEC); separable_cols filters that along
- * y into the destination.  NORMALIZE rescales in each pass, since the
- * in-image part of the filter is a rectangle.
+ * The separable path, w[j][i] = col[j] * row[i], over rows of width * CN
+ * values, each work-item VEC consecutive values.  Two ways:
+ *  - separable_rows filters along x into an acc_t scratch image whose rows
+ *    are `pitch` values apart (a multiple of VEC), separable_cols filters
+ *    that along y into the destination (GPUs: wide and shallow work);
+ *  - separable_fused does both for a band of BAND rows, keeping the row
+ *    pass of the BAND + 2 RY rows it needs in private memory, so nothing
+ *    goes through scratch (CPUs: caches instead of memory traffic).
+ * NORMALIZE rescales in each pass: the in-image part of the filter is a
+ * rectangle.  Both ways add in the same order and give the same values.
  */
 
-__kernel void separable_rows(__global const src_t *src, __global acc_t *tmp, int width,
-                             int height, int pitch, WEIGHTS row, acc_t border_value,
-                             acc_t row_sum)
+/* The row pass of VEC values from v0 of one source row. */
+inline accv_t row_pass(__global const src_t *in, int width, int v0, WEIGHTS row,
+                       acc_t border_value, acc_t row_sum)
 {
-    int v0 = get_global_id(0) * VEC, y = get_global_id(1), rowlen = width * CN;
-    if (v0 >= rowlen || y >= height)
-        return;
-    __global const src_t *in = src + (size_t)y * rowlen;
-    __global acc_t *out = tmp + (size_t)y * pitch + v0;
+    int rowlen = width * CN;
     if (v0 >= RX * CN && v0 + VEC + RX * CN <= rowlen) {
         accv_t sum = 0;
         __global const src_t *p = in + v0 - RX * CN;
         for (int i = 0; i < FW; i++)
             sum += row[i] * LOAD_V(p + i * CN);
-        STORE_ACC_V(sum, out);
-        return;
+        return sum;
     }
-    for (int k = 0; k < VEC && v0 + k < rowlen; k++) {
+    acc_t lanes[VEC];
+    for (int k = 0; k < VEC; k++) {
         int x = (v0 + k) / CN, c = (v0 + k) % CN;
         acc_t sum = 0, win = 0;
-        for (int i = 0; i < FW; i++) {
+        for (int i = 0; i < FW && v0 + k < rowlen; i++) {
             int sx = border_index(x + i - RX, width);
             if (sx >= 0) {
                 sum += row[i] * (acc_t)in[sx * CN + c];
@@ -36,8 +36,39 @@ __kernel void separable_rows(__global const src_t *src, __global acc_t *tmp, int
                 sum += row[i] * border_value;
             }
         }
-        out[k] = normalized(sum, win, row_sum);
+        lanes[k] = normalized(sum, win, row_sum);
     }
+    return LOAD_ACC_V(lanes);
+}
+
+/* The column pass's end: NORMALIZE, scale, delta, store the VEC values
+ * from v0 that lie in the row. */
+inline void store_result(accv_t sum, acc_t win, acc_t col_sum, acc_t scale, acc_t delta,
+                         __global dst_t *out, int lanes_left)
+{
+#if BORDER == BORDER_NORMALIZE
+    sum = win != 0 ? sum * (col_sum / win) : (accv_t)0;
+#endif
+    accv_t r = scale * sum + delta;
+    if (lanes_left >= VEC) {
+        STORE_V(r, out);
+    } else {
+        acc_t lanes[VEC];
+        STORE_ACC_V(r, lanes);
+        for (int k = 0; k < lanes_left; k++)
+            out[k] = TO_DST(lanes[k]);
+    }
+}
+
+__kernel void separable_rows(__global const src_t *src, __global acc_t *tmp, int width,
+                             int height, int pitch, WEIGHTS row, acc_t border_value,
+                             acc_t row_sum)
+{
+    int v0 = get_global_id(0) * VEC, y = get_global_id(1);
+    if (v0 >= width * CN || y >= height)
+        return;
+    accv_t h = row_pass(src + (size_t)y * width * CN, width, v0, row, border_value, row_sum);
+    STORE_ACC_V(h, tmp + (size_t)y * pitch + v0);
 }
 
 /* `outside_row` is what a whole row outside the image contributes after the
@@ -60,17 +91,35 @@ __kernel void separable_cols(__global const acc_t *tmp, __global dst_t *dst, int
             sum += col[j] * outside_row;
         }
     }
-#if BORDER == BORDER_NORMALIZE
-    sum = win != 0 ? sum * (col_sum / win) : (accv_t)0;
-#endif
-    accv_t r = scale * sum + delta;
-    __global dst_t *out = dst + (size_t)y * rowlen + v0;
-    if (v0 + VEC <= rowlen) {
-        STORE_V(r, out);
-    } else {
-        acc_t lanes[VEC];
-        STORE_ACC_V(r, lanes);
-        for (int k = 0; v0 + k < rowlen; k++)
-            out[k] = TO_DST(lanes[k]);
+    store_result(sum, win, col_sum, scale, delta, dst + (size_t)y * rowlen + v0, rowlen - v0);
+}
+
+#ifdef BAND
+__kernel void separable_fused(__global const src_t *src, __global dst_t *dst, int width,
+                              int height, WEIGHTS row, WEIGHTS col, acc_t border_value,
+                              acc_t row_sum, acc_t outside_row, acc_t scale, acc_t delta,
+                              acc_t col_sum)
+{
+    int v0 = get_global_id(0) * VEC, y0 = get_global_id(1) * BAND, rowlen = width * CN;
+    if (v0 >= rowlen || y0 >= height)
+        return;
+    int rows = min(BAND, height - y0);
+    accv_t h[BAND + 2 * RY];
+    for (int t = 0; t < rows + 2 * RY; t++) {
+        int sy = border_index(y0 - RY + t, height);
+        h[t] = sy >= 0 ? row_pass(src + (size_t)sy * rowlen, width, v0, row, border_value, row_sum)
+                       : (accv_t)outside_row;
+    }
+    for (int k = 0; k < rows; k++) {
+        accv_t sum = 0;
+        acc_t win = 0;
+        for (int j = 0; j < FH; j++) {
+            sum += col[j] * h[k + j];
+            if (BORDER == BORDER_NORMALIZE && border_index(y0 + k + j - RY, height) >= 0)
+                win += col[j];
+        }
+        store_result(sum, win, col_sum, scale, delta, dst + (size_t)(y0 + k) * rowlen + v0,
+                     rowlen - v0);
     }
 }
+#endif

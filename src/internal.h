@@ -103,7 +103,8 @@ typedef struct {
     int vec;               /* values a work-item computes (buffer, separable, box) */
     int local[2];          /* work-group size; 0 lets the runtime choose */
     int tile[2];           /* tiled: the tile a work-group computes */
-    int band;              /* box: rows a work-item slides down */
+    int band;              /* box, fused separable: rows a work-item goes down */
+    int fused;             /* separable: both passes in one kernel */
     int sum_int;           /* box: exact integer sums */
 } oclconv__job;
 

@@ -1,7 +1,9 @@
 /* The separable path (cl/separable.cl): a row pass into scratch, then a column pass. */
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Scratch rows are padded to whole vectors so the column pass never needs
  * a partial load. */
@@ -24,10 +26,19 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
 {
     char options[512];
     oclconv__common_options(ctx, job, options, sizeof options);
-    cl_kernel rows, cols;
-    oclconv_status s = oclconv__get_kernel(ctx, "separable", "separable_rows", options, &rows);
-    if (s == OCLCONV_OK)
-        s = oclconv__get_kernel(ctx, "separable", "separable_cols", options, &cols);
+    if (job->fused) {
+        size_t used = strlen(options);
+        snprintf(options + used, sizeof options - used, " -DBAND=%d", job->band);
+    }
+    cl_kernel rows = NULL, cols = NULL, fused = NULL;
+    oclconv_status s;
+    if (job->fused) {
+        s = oclconv__get_kernel(ctx, "separable", "separable_fused", options, &fused);
+    } else {
+        s = oclconv__get_kernel(ctx, "separable", "separable_rows", options, &rows);
+        if (s == OCLCONV_OK)
+            s = oclconv__get_kernel(ctx, "separable", "separable_cols", options, &cols);
+    }
     if (s != OCLCONV_OK)
         return s;
     const oclconv_filter *f = job->filter;
@@ -40,7 +51,8 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
     for (int j = 0; j < f->height; j++)
         taps[f->width + j] = f->col[j];
     cl_mem tmp = NULL, row_w = NULL, col_w = NULL;
-    s = oclconv__scratch(ctx, 2, pitch * (size_t)job->src->height * a, &tmp);
+    if (!job->fused)
+        s = oclconv__scratch(ctx, 2, pitch * (size_t)job->src->height * a, &tmp);
     if (s == OCLCONV_OK)
         s = oclconv__upload_weights(ctx, job, taps, (size_t)f->width, &row_w);
     if (s == OCLCONV_OK)
@@ -55,6 +67,18 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
     oclconv__acc scale = oclconv__to_acc(job, job->opt.scale);
     oclconv__acc delta = oclconv__to_acc(job, job->opt.delta);
     oclconv__acc col_sum_acc = oclconv__to_acc(job, col_sum);
+    size_t groups_x = pitch / (size_t)job->vec;
+    if (job->fused) {
+        if (s == OCLCONV_OK)
+            s = oclconv__args(ctx, fused, 0, 12, sizeof io->in, &io->in, sizeof io->out, &io->out,
+                              sizeof width, &width, sizeof height, &height, sizeof row_w, &row_w,
+                              sizeof col_w, &col_w, a, &bv_acc, a, &row_sum_acc, a, &outside_row,
+                              a, &scale, a, &delta, a, &col_sum_acc);
+        if (s == OCLCONV_OK)
+            s = oclconv__run_2d(ctx, job, fused, groups_x,
+                                ((size_t)height + (size_t)job->band - 1) / (size_t)job->band);
+        goto done;
+    }
     if (s == OCLCONV_OK)
         s = oclconv__args(ctx, rows, 0, 8, sizeof io->in, &io->in, sizeof tmp, &tmp, sizeof width,
                           &width, sizeof height, &height, sizeof pitch_arg, &pitch_arg,
@@ -64,11 +88,11 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
                           sizeof width, &width, sizeof height, &height, sizeof pitch_arg,
                           &pitch_arg, sizeof col_w, &col_w, a, &outside_row, a, &scale, a, &delta,
                           a, &col_sum_acc);
-    size_t groups_x = pitch / (size_t)job->vec;
     if (s == OCLCONV_OK)
         s = oclconv__run_2d(ctx, job, rows, groups_x, (size_t)height);
     if (s == OCLCONV_OK)
         s = oclconv__run_2d(ctx, job, cols, groups_x, (size_t)height);
+done:
     if (row_w)
         clReleaseMemObject(row_w);
     if (col_w)

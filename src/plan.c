@@ -46,20 +46,31 @@ static int needs_double(const oclconv__job *job, double roundings, double extra)
     return !(bound < 1e-3);
 }
 
+/* Whether every weight is a float already (else uploading rounds them). */
+static int weights_are_floats(const oclconv_filter *f)
+{
+    for (size_t k = 0; k < (size_t)f->width * (size_t)f->height; k++)
+        if ((double)(float)f->weights[k] != f->weights[k])
+            return 0;
+    return 1;
+}
+
 static int decide_double(const oclconv_context *ctx, const oclconv__job *job)
 {
     const oclconv_filter *f = job->filter;
-    double taps = (double)f->width * f->height;
     if (!ctx->facts.fp64)
         return 0;
+    /* A dot product of n terms rounds n times; scale and delta once each. */
+    double tail = (job->opt.scale != 1) + (job->opt.delta != 0);
     switch (job->method) {
     case OCLCONV_METHOD_SEPARABLE:
-        return needs_double(job, f->width + f->height + 4, f->separable_error);
+        return needs_double(job, f->width + f->height + tail, f->separable_error);
     case OCLCONV_METHOD_BOX:
-        /* Float sources sum in double regardless; integer sums are exact. */
-        return needs_double(job, 4, 0) || !job->sum_int;
+        /* Float sources sum in double regardless; integer sums are exact,
+         * then converted and weighted. */
+        return !job->sum_int || needs_double(job, 5 + tail, 0);
     default:
-        return needs_double(job, taps + 3, 0);
+        return needs_double(job, (double)f->width * f->height + !weights_are_floats(f) + tail, 0);
     }
 }
 
@@ -206,7 +217,8 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
     /* CPUs want one wide vector of values a work-item and the runtime's
      * own work-group sizes; GPUs a few values a lane in 2-D groups. */
     job->vec = is_cpu(ctx) ? 16 : 4;
-    job->local[0] = job->local[1] = is_cpu(ctx) ? 0 : 16;
+    job->local[0] = is_cpu(ctx) ? 4 : 16;
+    job->local[1] = 16;
     job->band = is_cpu(ctx) ? 64 : 32;
     job->sum_int = job->src->type != OCLCONV_F32;
     oclconv_status s;
@@ -219,7 +231,9 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
     if (s != OCLCONV_OK)
         return s;
     job->acc_double = decide_double(ctx, job);
-    (void)f;
+    /* On CPUs a band's row pass stays in cache and the scratch image goes;
+     * its private buffer grows with the column radius, so only up to 32. */
+    job->fused = is_cpu(ctx) && f->height <= 65;
     return OCLCONV_OK;
 }
 
