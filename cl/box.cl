@@ -1,7 +1,8 @@
 /*
  * Box filters by running sums, so the cost does not grow with the radius.
- * box_rows: one work-item slides a window along one channel of one row,
- * adding the value that enters and subtracting the one that leaves, into a
+ * box_rows: one work-item slides a window along one row, all channels of a
+ * pixel at once, adding the pixel that enters and subtracting the one that
+ * leaves, into a
  * sum_t scratch image with rows `pitch` values apart.  box_cols: one
  * work-item slides VEC values wide down a band of BAND rows.  Integer
  * sources sum in uint, exactly; float sources in double (or float without
@@ -18,6 +19,16 @@
 #define SUM_NAME float
 #endif
 typedef SUM_NAME sum_t;
+/* The CN values of one pixel. */
+#if CN == 1
+typedef sum_t px_t;
+#define LOAD_PX(p) ((sum_t)(p)[0])
+#define STORE_PX(v, p) ((p)[0] = (v))
+#else
+typedef CAT(SUM_NAME, CN) px_t;
+#define LOAD_PX(p) CAT(convert_, CAT(SUM_NAME, CN))(CAT(vload, CN)(0, p))
+#define STORE_PX(v, p) CAT(vstore, CN)(v, 0, p)
+#endif
 #if VEC == 1
 typedef sum_t sumv_t;
 #define LOAD_SUM_V(p) ((p)[0])
@@ -28,39 +39,56 @@ typedef CAT(SUM_NAME, VEC) sumv_t;
 #define SUM_TO_ACC_V(s) CAT(convert_, CAT(ACC_NAME, VEC))(s)
 #endif
 
-/* Where a row's running sum starts afresh: once for exact integer sums,
- * every 256 values for float sums. */
+/* Integer sums run the whole row exactly; float sums start afresh every
+ * SEGMENT values so rounding cannot drift far. */
 #if SUM_INT
-#define RESTART(x) ((x) == 0)
+#define SEGMENT width
 #else
-#define RESTART(x) ((x) % 256 == 0)
+#define SEGMENT 256
 #endif
 
+/* One step of the window s along a row `in`, anywhere: the taps go
+ * through border_index. */
+#define SLIDE_PX(x)                                                               \
+    do {                                                                          \
+        int enter = border_index((x) + RX, width), leave = border_index((x) - RX - 1, width); \
+        if (enter >= 0)                                                           \
+            s += LOAD_PX(in + enter * CN);                                        \
+        if (leave >= 0)                                                           \
+            s -= LOAD_PX(in + leave * CN);                                        \
+    } while (0)
+
+/* One work-item a row, all CN channels of a pixel at once. */
 __kernel void box_rows(__global const src_t *src, __global sum_t *tmp, int width, int height,
                        int pitch)
 {
-    int c = get_global_id(0), y = get_global_id(1);
-    if (c >= CN || y >= height)
+    int y = get_global_id(1);
+    if (get_global_id(0) != 0 || y >= height)
         return;
-    __global const src_t *in = src + (size_t)y * width * CN + c;
-    __global sum_t *out = tmp + (size_t)y * pitch + c;
-    sum_t s = 0;
-    for (int x = 0; x < width; x++) {
-        if (RESTART(x)) {
-            s = 0;
-            for (int i = -RX; i <= RX; i++) {
-                int sx = border_index(x + i, width);
-                if (sx >= 0)
-                    s += (sum_t)in[sx * CN];
-            }
-        } else {
-            int enter = border_index(x + RX, width), leave = border_index(x - RX - 1, width);
-            if (enter >= 0)
-                s += (sum_t)in[enter * CN];
-            if (leave >= 0)
-                s -= (sum_t)in[leave * CN];
+    __global const src_t *in = src + (size_t)y * width * CN;
+    __global sum_t *out = tmp + (size_t)y * pitch;
+    for (int x0 = 0; x0 < width; x0 += SEGMENT) {
+        int x1 = min(x0 + SEGMENT, width), x = x0 + 1;
+        px_t s = 0;
+        for (int i = -RX; i <= RX; i++) {
+            int sx = border_index(x0 + i, width);
+            if (sx >= 0)
+                s += LOAD_PX(in + sx * CN);
         }
-        out[x * CN] = s;
+        STORE_PX(s, out + x0 * CN);
+        for (; x < x1 && x - RX - 1 < 0; x++) {
+            SLIDE_PX(x);
+            STORE_PX(s, out + x * CN);
+        }
+        /* The middle of the row: both taps inside, no checks. */
+        for (int end = min(x1, width - RX); x < end; x++) {
+            s += LOAD_PX(in + (x + RX) * CN) - LOAD_PX(in + (x - RX - 1) * CN);
+            STORE_PX(s, out + x * CN);
+        }
+        for (; x < x1; x++) {
+            SLIDE_PX(x);
+            STORE_PX(s, out + x * CN);
+        }
     }
 }
 
@@ -70,7 +98,41 @@ inline int taps_inside(int i, int r, int n)
     return min(i + r, n - 1) - max(i - r, 0) + 1;
 }
 
-/* `weight` is the one weight every tap has (row tap * column tap, exact). */
+/* The VEC output values from v0 of row y, from their window sums s: each
+ * tap has the same `weight` (row tap * column tap, exact); CONSTANT adds
+ * the outside taps' share, NORMALIZE rescales by all taps / inside taps. */
+inline void finish_values(sumv_t s, int v0, int y, int width, int height, acc_t weight,
+                          acc_t border_value, acc_t scale, acc_t delta, __global dst_t *out)
+{
+    int rowlen = width * CN;
+    accv_t r = SUM_TO_ACC_V(s) * weight;
+#if BORDER == BORDER_CONSTANT || BORDER == BORDER_NORMALIZE
+    acc_t lanes[VEC];
+    STORE_ACC_V(r, lanes);
+    int cy = taps_inside(y, RY, height);
+    for (int k = 0; k < VEC && v0 + k < rowlen; k++) {
+        int inside = taps_inside((v0 + k) / CN, RX, width) * cy;
+#if BORDER == BORDER_CONSTANT
+        acc_t v = lanes[k] + border_value * (acc_t)(FW * FH - inside) * weight;
+#else
+        acc_t v = lanes[k] * ((acc_t)(FW * FH) / (acc_t)inside);
+#endif
+        out[k] = TO_DST(scale * v + delta);
+    }
+#else
+    r = scale * r + delta;
+    if (v0 + VEC <= rowlen) {
+        STORE_V(r, out);
+    } else {
+        acc_t lanes[VEC];
+        STORE_ACC_V(r, lanes);
+        for (int k = 0; v0 + k < rowlen; k++)
+            out[k] = TO_DST(lanes[k]);
+    }
+#endif
+}
+
+
 __kernel void box_cols(__global const sum_t *tmp, __global dst_t *dst, int width, int height,
                        int pitch, acc_t weight, acc_t border_value, acc_t scale, acc_t delta)
 {
@@ -92,31 +154,82 @@ __kernel void box_cols(__global const sum_t *tmp, __global dst_t *dst, int width
             if (leave >= 0)
                 s -= LOAD_SUM_V(tmp + (size_t)leave * pitch + v0);
         }
-        accv_t r = SUM_TO_ACC_V(s) * weight;
-        __global dst_t *out = dst + (size_t)y * rowlen + v0;
-#if BORDER == BORDER_CONSTANT || BORDER == BORDER_NORMALIZE
-        acc_t lanes[VEC];
-        STORE_ACC_V(r, lanes);
-        int cy = taps_inside(y, RY, height);
-        for (int k = 0; k < VEC && v0 + k < rowlen; k++) {
-            int inside = taps_inside((v0 + k) / CN, RX, width) * cy;
-#if BORDER == BORDER_CONSTANT
-            acc_t v = lanes[k] + border_value * (acc_t)(FW * FH - inside) * weight;
-#else
-            acc_t v = lanes[k] * ((acc_t)(FW * FH) / (acc_t)inside);
-#endif
-            out[k] = TO_DST(scale * v + delta);
-        }
-#else
-        r = scale * r + delta;
-        if (v0 + VEC <= rowlen) {
-            STORE_V(r, out);
-        } else {
-            acc_t lanes[VEC];
-            STORE_ACC_V(r, lanes);
-            for (int k = 0; v0 + k < rowlen; k++)
-                out[k] = TO_DST(lanes[k]);
-        }
-#endif
+        finish_values(s, v0, y, width, height, weight, border_value, scale, delta,
+                      dst + (size_t)y * rowlen + v0);
     }
 }
+
+#ifdef FUSED
+/*
+ * CPUs: one work-item filters a band of BAND whole rows with no scratch
+ * image in between.  It keeps the column sums of the current window, one
+ * row of sum_t in `colsum` (its own slice of scratch, cache-resident),
+ * slides them down a row by adding the row that enters and subtracting the
+ * one that leaves, slides a window along them into `rowsum`, and finishes
+ * that row VEC values at a time.
+ */
+/* colsum[v] += sign * row[v] for a whole row, VEC values at a time. */
+inline void add_row(__global sum_t *colsum, __global const src_t *row, int rowlen, int sign)
+{
+    int v = 0;
+    for (; v + VEC <= rowlen; v += VEC) {
+        sumv_t r = CAT(convert_, CAT(SUM_NAME, VECN))(CAT(vload, VECN)(0, row + v));
+        sumv_t c = LOAD_SUM_V(colsum + v);
+        CAT(vstore, VECN)(sign > 0 ? c + r : c - r, 0, colsum + v);
+    }
+    for (; v < rowlen; v++)
+        colsum[v] = sign > 0 ? colsum[v] + (sum_t)row[v] : colsum[v] - (sum_t)row[v];
+}
+
+__kernel void box_fused(__global const src_t *src, __global dst_t *dst, __global sum_t *scratch,
+                        int width, int height, int pitch, acc_t weight, acc_t border_value,
+                        acc_t scale, acc_t delta)
+{
+    int y0 = get_global_id(1) * BAND, rowlen = width * CN;
+    if (get_global_id(0) != 0 || y0 >= height)
+        return;
+    __global sum_t *colsum = scratch + (size_t)get_global_id(1) * 2 * pitch;
+    __global sum_t *rowsum = colsum + pitch;
+    for (int v = 0; v < rowlen; v++)
+        colsum[v] = 0;
+    for (int j = -RY; j <= RY; j++) {
+        int sy = border_index(y0 + j, height);
+        if (sy >= 0)
+            add_row(colsum, src + (size_t)sy * rowlen, rowlen, 1);
+    }
+    int y_end = min(y0 + BAND, height);
+    for (int y = y0; y < y_end; y++) {
+        if (y > y0) {
+            int enter = border_index(y + RY, height), leave = border_index(y - RY - 1, height);
+            if (enter >= 0)
+                add_row(colsum, src + (size_t)enter * rowlen, rowlen, 1);
+            if (leave >= 0)
+                add_row(colsum, src + (size_t)leave * rowlen, rowlen, -1);
+        }
+        __global const sum_t *in = colsum;
+        px_t s = 0;
+        for (int i = -RX; i <= RX; i++) {
+            int sx = border_index(i, width);
+            if (sx >= 0)
+                s += LOAD_PX(in + sx * CN);
+        }
+        STORE_PX(s, rowsum);
+        int x = 1;
+        for (; x < width && x - RX - 1 < 0; x++) {
+            SLIDE_PX(x);
+            STORE_PX(s, rowsum + x * CN);
+        }
+        for (int end = width - RX; x < end; x++) {
+            s += LOAD_PX(in + (x + RX) * CN) - LOAD_PX(in + (x - RX - 1) * CN);
+            STORE_PX(s, rowsum + x * CN);
+        }
+        for (; x < width; x++) {
+            SLIDE_PX(x);
+            STORE_PX(s, rowsum + x * CN);
+        }
+        for (int v0 = 0; v0 < rowlen; v0 += VEC)
+            finish_values(LOAD_SUM_V(rowsum + v0), v0, y, width, height, weight, border_value,
+                          scale, delta, dst + (size_t)y * rowlen + v0);
+    }
+}
+#endif

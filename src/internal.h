@@ -149,6 +149,9 @@ oclconv_status oclconv__weights_buffer(oclconv_context *ctx, const void *w, size
  * local size (or the runtime's choice). */
 oclconv_status oclconv__run_2d(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
                                size_t gx, size_t gy);
+/* The same in groups of lx x ly (0 x 0: the runtime's choice). */
+oclconv_status oclconv__run_2d_local(oclconv_context *ctx, cl_kernel k, size_t gx, size_t gy,
+                                     size_t lx, size_t ly);
 /* Sums the device time of the kernels the call enqueued into
  * ctx->last_kernel_seconds and forgets their events. */
 void oclconv__collect_kernel_time(oclconv_context *ctx);

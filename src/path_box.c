@@ -10,21 +10,28 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
     char options[512];
     oclconv__common_options(ctx, job, options, sizeof options);
     size_t used = strlen(options);
-    snprintf(options + used, sizeof options - used, " -DSUM_INT=%d -DBAND=%d", job->sum_int,
-             job->band);
-    cl_kernel rows, cols;
-    oclconv_status s = oclconv__get_kernel(ctx, "box", "box_rows", options, &rows);
-    if (s == OCLCONV_OK)
-        s = oclconv__get_kernel(ctx, "box", "box_cols", options, &cols);
-    if (s != OCLCONV_OK)
-        return s;
+    snprintf(options + used, sizeof options - used, " -DSUM_INT=%d -DBAND=%d%s", job->sum_int,
+             job->band, job->fused ? " -DFUSED" : "");
     const oclconv_filter *f = job->filter;
-    int cn = job->src->channels;
-    size_t values = (size_t)job->src->width * (size_t)cn, v = (size_t)job->vec;
+    size_t values = (size_t)job->src->width * (size_t)job->src->channels, v = (size_t)job->vec;
     size_t pitch = (values + v - 1) / v * v;
     size_t sum_size = job->sum_int ? sizeof(cl_uint) : oclconv__acc_size(job);
-    cl_mem tmp = NULL;
-    s = oclconv__scratch(ctx, 2, pitch * (size_t)job->src->height * sum_size, &tmp);
+    size_t bands = ((size_t)job->src->height + (size_t)job->band - 1) / (size_t)job->band;
+    cl_kernel rows = NULL, cols = NULL, fused = NULL;
+    oclconv_status s;
+    if (job->fused) {
+        s = oclconv__get_kernel(ctx, "box", "box_fused", options, &fused);
+    } else {
+        s = oclconv__get_kernel(ctx, "box", "box_rows", options, &rows);
+        if (s == OCLCONV_OK)
+            s = oclconv__get_kernel(ctx, "box", "box_cols", options, &cols);
+    }
+    if (s != OCLCONV_OK)
+        return s;
+    cl_mem tmp = NULL; /* fused: two rows of sums a band; else the row pass */
+    s = oclconv__scratch(ctx, 2,
+                         pitch * (job->fused ? 2 * bands : (size_t)job->src->height) * sum_size,
+                         &tmp);
     cl_int width = job->src->width, height = job->src->height, pitch_arg = (cl_int)pitch;
     /* Every tap of a box has the same weight, the exact product of a row tap
      * and a column tap. */
@@ -33,6 +40,16 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
     oclconv__acc scale = oclconv__to_acc(job, job->opt.scale);
     oclconv__acc delta = oclconv__to_acc(job, job->opt.delta);
     size_t a = oclconv__acc_size(job);
+    if (job->fused) {
+        if (s == OCLCONV_OK)
+            s = oclconv__args(ctx, fused, 0, 10, sizeof io->in, &io->in, sizeof io->out, &io->out,
+                              sizeof tmp, &tmp, sizeof width, &width, sizeof height, &height,
+                              sizeof pitch_arg, &pitch_arg, a, &weight, a, &bv, a, &scale, a,
+                              &delta);
+        /* Each work-item is a long sequential walk: one a group, so the
+         * few of them spread over every core. */
+        return s == OCLCONV_OK ? oclconv__run_2d_local(ctx, fused, 1, bands, 1, 1) : s;
+    }
     if (s == OCLCONV_OK)
         s = oclconv__args(ctx, rows, 0, 5, sizeof io->in, &io->in, sizeof tmp, &tmp, sizeof width,
                           &width, sizeof height, &height, sizeof pitch_arg, &pitch_arg);
@@ -41,9 +58,8 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
                           sizeof width, &width, sizeof height, &height, sizeof pitch_arg,
                           &pitch_arg, a, &weight, a, &bv, a, &scale, a, &delta);
     if (s == OCLCONV_OK)
-        s = oclconv__run_2d(ctx, job, rows, (size_t)cn, (size_t)height);
+        s = oclconv__run_2d(ctx, job, rows, 1, (size_t)height);
     if (s == OCLCONV_OK)
-        s = oclconv__run_2d(ctx, job, cols, pitch / v,
-                            ((size_t)height + (size_t)job->band - 1) / (size_t)job->band);
+        s = oclconv__run_2d(ctx, job, cols, pitch / v, bands);
     return s;
 }

@@ -233,7 +233,7 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
     job->acc_double = decide_double(ctx, job);
     /* On CPUs a band's row pass stays in cache and the scratch image goes;
      * its private buffer grows with the column radius, so only up to 32. */
-    job->fused = is_cpu(ctx) && f->height <= 65;
+    job->fused = is_cpu(ctx) && (job->method == OCLCONV_METHOD_BOX || f->height <= 65);
     return OCLCONV_OK;
 }
 

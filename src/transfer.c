@@ -210,7 +210,15 @@ oclconv_status oclconv__upload_weights(oclconv_context *ctx, const oclconv__job 
 oclconv_status oclconv__run_2d(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
                                size_t gx, size_t gy)
 {
-    size_t local[2] = {(size_t)job->local[0], (size_t)job->local[1]}, global[2] = {gx, gy};
+    /* A column of work-items has no lanes to spread along x. */
+    return oclconv__run_2d_local(ctx, k, gx, gy, gx == 1 ? 1 : (size_t)job->local[0],
+                                 (size_t)job->local[1]);
+}
+
+oclconv_status oclconv__run_2d_local(oclconv_context *ctx, cl_kernel k, size_t gx, size_t gy,
+                                     size_t lx, size_t ly)
+{
+    size_t local[2] = {lx, ly}, global[2] = {gx, gy};
     const size_t *local_arg = NULL;
     if (local[0] && local[1]) {
         global[0] = (gx + local[0] - 1) / local[0] * local[0];
