@@ -58,7 +58,8 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
                           sizeof width, &width, sizeof height, &height, sizeof pitch_arg,
                           &pitch_arg, a, &weight, a, &bv, a, &scale, a, &delta);
     if (s == OCLCONV_OK)
-        s = oclconv__run_2d(ctx, job, rows, 1, (size_t)height);
+        s = oclconv__run_2d_local(ctx, rows, 1, (size_t)height, job->local[1] ? 1 : 0,
+                                  (size_t)job->local[1]); /* a column of work-items */
     if (s == OCLCONV_OK)
         s = oclconv__run_2d(ctx, job, cols, pitch / v, bands);
     return s;

@@ -182,19 +182,24 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
 }
 
 /* AUTO: the first path of the device's preference list that can run the
- * job.  Box filters slide running sums; separable filters take two passes;
- * the rest run directly: on CPUs through the vectorised buffer kernel (the
- * image path's sampler is emulated there and far slower), on GPUs through
- * the texture cache or local memory. */
+ * job.  On CPUs: running sums for boxes, fused passes for separable
+ * filters, the vectorised buffer kernel for the rest (the image path's
+ * sampler is emulated there and far slower).  On GPUs, measured on NVIDIA's
+ * OpenCL: the two-pass separable kernel beats running sums for boxes up to
+ * radius 15 (their sequential walks leave most lanes idle), and the buffer
+ * kernel's cached global loads beat both local-memory tiles and the
+ * texture path for 2-D filters. */
 static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
 {
     static const oclconv_method cpu[] = {OCLCONV_METHOD_BOX, OCLCONV_METHOD_SEPARABLE,
                                          OCLCONV_METHOD_BUFFER};
-    static const oclconv_method gpu[] = {OCLCONV_METHOD_BOX, OCLCONV_METHOD_SEPARABLE,
-                                         OCLCONV_METHOD_IMAGE, OCLCONV_METHOD_TILED,
-                                         OCLCONV_METHOD_BUFFER};
-    const oclconv_method *order = is_cpu(ctx) ? cpu : gpu;
-    size_t n = is_cpu(ctx) ? sizeof cpu / sizeof *cpu : sizeof gpu / sizeof *gpu;
+    static const oclconv_method gpu[] = {OCLCONV_METHOD_SEPARABLE, OCLCONV_METHOD_BUFFER};
+    static const oclconv_method gpu_wide_box[] = {OCLCONV_METHOD_BOX, OCLCONV_METHOD_SEPARABLE,
+                                                  OCLCONV_METHOD_BUFFER};
+    const oclconv_filter *f = job->filter;
+    int wide = f->width > 31 || f->height > 31;
+    const oclconv_method *order = is_cpu(ctx) ? cpu : wide ? gpu_wide_box : gpu;
+    size_t n = is_cpu(ctx) ? 3 : wide ? 3 : 2;
     for (size_t i = 0; i < n; i++) {
         job->method = order[i];
         if (check_method(ctx, job) == OCLCONV_OK) {

@@ -210,9 +210,7 @@ oclconv_status oclconv__upload_weights(oclconv_context *ctx, const oclconv__job 
 oclconv_status oclconv__run_2d(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
                                size_t gx, size_t gy)
 {
-    /* A column of work-items has no lanes to spread along x. */
-    return oclconv__run_2d_local(ctx, k, gx, gy, gx == 1 ? 1 : (size_t)job->local[0],
-                                 (size_t)job->local[1]);
+    return oclconv__run_2d_local(ctx, k, gx, gy, (size_t)job->local[0], (size_t)job->local[1]);
 }
 
 oclconv_status oclconv__run_2d_local(oclconv_context *ctx, cl_kernel k, size_t gx, size_t gy,
