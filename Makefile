@@ -83,7 +83,7 @@ check: all $(TESTS)
 
 ## asan: rebuild in build-asan with AddressSanitizer and run the tests
 asan:
-	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) \
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
 	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address -fno-omit-frame-pointer" \
 	    LDFLAGS="-fsanitize=address" check
 

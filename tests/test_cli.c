@@ -195,11 +195,22 @@ static int cli(const char *first, ...)
     return cli_argv(n, args);
 }
 
+/* The command's own lines on stderr: progress ("[i/n] ...") and messages
+ * ("oclconv: ...").  The OpenCL runtime may print lines of its own there
+ * (PoCL compiling under a sanitizer, say); they are not the command's. */
 static int count_lines(const char *s)
 {
     int n = 0;
-    for (; *s; s++)
-        n += *s == '\n';
+    for (const char *line = s; *line; ) {
+        const char *end = strchr(line, '\n');
+        if (line[0] == '[' || strncmp(line, "oclconv", 7) == 0)
+            n++;
+        else
+            fprintf(stderr, "(not the command's: %.*s)\n", (int)(end ? end - line : (long)strlen(line)), line);
+        if (!end)
+            break;
+        line = end + 1;
+    }
     return n;
 }
 
