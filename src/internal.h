@@ -171,6 +171,12 @@ oclconv_status oclconv__upload_weights(oclconv_context *ctx, const oclconv__job 
 
 /* ---- one file per path ---------------------------------------------------- */
 /* Buffer-based paths enqueue their kernels from io->in to io->out. */
+/* The 2-D kernels (buffer, tiled, image) end with the same arguments (see
+ * cl/common.cl): uploads the weights and sets weights, border value, scale,
+ * delta and weight sum from argument `first` on; the caller releases
+ * *weights. */
+oclconv_status oclconv__weight_args(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
+                                    cl_uint first, cl_mem *weights);
 /* The direct 2-D kernels (buffer, tiled) share their arguments: builds
  * cl/<source>.cl with the common and the extra options, runs gx x gy. */
 oclconv_status oclconv__run_direct(oclconv_context *ctx, const oclconv__job *job,

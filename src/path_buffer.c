@@ -17,25 +17,34 @@ oclconv_status oclconv__run_direct(oclconv_context *ctx, const oclconv__job *job
     snprintf(options + used, sizeof options - used, "%s", extra_options);
     cl_kernel k;
     oclconv_status s = oclconv__get_kernel(ctx, source, kernel, options, &k);
-    const oclconv_filter *f = job->filter;
     cl_mem weights = NULL;
-    if (s == OCLCONV_OK)
-        s = oclconv__upload_weights(ctx, job, f->weights, (size_t)f->width * (size_t)f->height,
-                                    &weights);
     cl_int width = job->src->width, height = job->src->height;
+    if (s == OCLCONV_OK)
+        s = oclconv__args(ctx, k, 0, 4, sizeof io->in, &io->in, sizeof io->out, &io->out,
+                          sizeof width, &width, sizeof height, &height);
+    if (s == OCLCONV_OK)
+        s = oclconv__weight_args(ctx, job, k, 4, &weights);
+    if (s == OCLCONV_OK)
+        s = oclconv__run_2d(ctx, job, k, gx, gy);
+    if (weights)
+        clReleaseMemObject(weights);
+    return s;
+}
+
+oclconv_status oclconv__weight_args(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
+                                    cl_uint first, cl_mem *weights)
+{
+    const oclconv_filter *f = job->filter;
+    oclconv_status s = oclconv__upload_weights(
+        ctx, job, f->weights, (size_t)f->width * (size_t)f->height, weights);
     oclconv__acc bv = oclconv__to_acc(job, job->opt.border_value);
     oclconv__acc scale = oclconv__to_acc(job, job->opt.scale);
     oclconv__acc delta = oclconv__to_acc(job, job->opt.delta);
     oclconv__acc wsum = oclconv__to_acc(job, f->sum);
     size_t a = oclconv__acc_size(job);
     if (s == OCLCONV_OK)
-        s = oclconv__args(ctx, k, 0, 9, sizeof io->in, &io->in, sizeof io->out, &io->out,
-                          sizeof width, &width, sizeof height, &height, sizeof weights, &weights,
-                          a, &bv, a, &scale, a, &delta, a, &wsum);
-    if (s == OCLCONV_OK)
-        s = oclconv__run_2d(ctx, job, k, gx, gy);
-    if (weights)
-        clReleaseMemObject(weights);
+        s = oclconv__args(ctx, k, first, 5, sizeof *weights, weights, a, &bv, a, &scale, a, &delta,
+                          a, &wsum);
     return s;
 }
 

@@ -149,20 +149,12 @@ oclconv_status oclconv__run_image(oclconv_context *ctx, const oclconv__job *job)
             s = oclconv__cl_fail(ctx, err, "uploading the source (clEnqueueWriteImage)");
     }
     cl_sampler sampler = job->opt.border == OCLCONV_BORDER_ZERO ? ctx->sampler_zero : ctx->sampler_edge;
-    const oclconv_filter *f = job->filter;
-    if (s == OCLCONV_OK)
-        s = oclconv__upload_weights(ctx, job, f->weights, (size_t)f->width * (size_t)f->height,
-                                    &weights);
     cl_int width = src->width, height = src->height;
-    oclconv__acc bv = oclconv__to_acc(job, job->opt.border_value);
-    oclconv__acc scale = oclconv__to_acc(job, job->opt.scale);
-    oclconv__acc delta = oclconv__to_acc(job, job->opt.delta);
-    oclconv__acc wsum = oclconv__to_acc(job, f->sum);
-    size_t a = oclconv__acc_size(job);
     if (s == OCLCONV_OK)
-        s = oclconv__args(ctx, k, 0, 10, sizeof in, &in, sizeof out, &out, sizeof sampler, &sampler,
-                          sizeof width, &width, sizeof height, &height, sizeof weights, &weights,
-                          a, &bv, a, &scale, a, &delta, a, &wsum);
+        s = oclconv__args(ctx, k, 0, 5, sizeof in, &in, sizeof out, &out, sizeof sampler, &sampler,
+                          sizeof width, &width, sizeof height, &height);
+    if (s == OCLCONV_OK)
+        s = oclconv__weight_args(ctx, job, k, 5, &weights);
     if (s == OCLCONV_OK)
         s = oclconv__run_2d(ctx, job, k, (size_t)width, (size_t)height);
     if (s == OCLCONV_OK) {
