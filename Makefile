@@ -33,6 +33,14 @@ LIB_SRC := $(wildcard src/*.c)
 LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/cl_sources.o
 CL_SRC := $(sort $(wildcard cl/*.cl))
 
+# What the build needs, asked for by name rather than met by a compiler error.
+APT_HINT := sudo apt-get install build-essential pkg-config ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd libpng-dev
+ifeq ($(filter clean uninstall,$(MAKECMDGOALS)),)
+ifneq ($(shell printf '\043include <CL/cl.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo yes),yes)
+$(error the OpenCL headers (CL/cl.h) are missing; on Debian or Ubuntu: $(APT_HINT))
+endif
+endif
+
 # Test programs append themselves to TESTS; `make check` runs each.
 TESTS :=
 
@@ -93,19 +101,16 @@ ubsan:
 	    LDFLAGS="-fsanitize=undefined" check
 
 # ---- install ---------------------------------------------------------------
-$(BUILD)/oclconv.pc: oclconv.pc.in include/oclconv.h | $(BUILD)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
-	    -e 's|@VERSION@|$(VERSION)|' $< > $@
-
 ## install: header, libraries, pkg-config file, command and man page under $(DESTDIR)$(PREFIX)
-install: all $(BUILD)/oclconv.pc
+install: all
 	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	install -m 644 include/oclconv.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(LIB_SO).$(VERSION) $(DESTDIR)$(LIBDIR)/
 	ln -sf liboclconv.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf liboclconv.so.$(VERSION) $(DESTDIR)$(LIBDIR)/liboclconv.so
-	install -m 644 $(BUILD)/oclconv.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' oclconv.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/oclconv.pc
 	$(INSTALL_EXTRA)
 
 ## uninstall: remove what install put there

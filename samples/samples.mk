@@ -10,6 +10,8 @@ LDLIBS_PNG := -lpng
 all: $(BUILD)/oclconv $(BUILD)/blur_example
 
 $(BUILD)/oclconv: $(CLI_SRC) $(CLI_HDR) $(LIB_A) | $(BUILD)
+	@printf '\043include <png.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 || \
+	    { echo "the oclconv command needs libpng; on Debian or Ubuntu: $(APT_HINT)"; exit 1; }
 	$(CC) $(SAMPLES_CFLAGS) $(LDFLAGS) -o $@ $(CLI_SRC) $(LIB_A) $(LDLIBS_PNG) $(LDLIBS_CL)
 
 # The README's example, built here so that it keeps compiling.
