@@ -100,6 +100,12 @@ ubsan:
 	$(MAKE) BUILD=build-ubsan CFLAGS="-O1 -g -fsanitize=undefined -fno-sanitize-recover=all" \
 	    LDFLAGS="-fsanitize=undefined" check
 
+## valgrind: the API tests under valgrind, leaks inside the OpenCL runtime suppressed (tests/valgrind.supp)
+valgrind: $(BUILD)/tests/test_api
+	@mkdir -p $(BUILD)/pocl-cache
+	POCL_CACHE_DIR=$(abspath $(BUILD)/pocl-cache) valgrind --error-exitcode=9 --leak-check=full \
+	    --errors-for-leak-kinds=definite --suppressions=tests/valgrind.supp $(BUILD)/tests/test_api
+
 # ---- install ---------------------------------------------------------------
 ## install: header, libraries, pkg-config file, command and man page under $(DESTDIR)$(PREFIX)
 install: all

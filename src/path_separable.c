@@ -77,22 +77,21 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
         if (s == OCLCONV_OK)
             s = oclconv__run_2d(ctx, job, fused, groups_x,
                                 ((size_t)height + (size_t)job->band - 1) / (size_t)job->band);
-        goto done;
+    } else {
+        if (s == OCLCONV_OK)
+            s = oclconv__args(ctx, rows, 0, 8, sizeof io->in, &io->in, sizeof tmp, &tmp,
+                              sizeof width, &width, sizeof height, &height, sizeof pitch_arg, &pitch_arg,
+                              sizeof row_w, &row_w, a, &bv_acc, a, &row_sum_acc);
+        if (s == OCLCONV_OK)
+            s = oclconv__args(ctx, cols, 0, 10, sizeof tmp, &tmp, sizeof io->out, &io->out,
+                              sizeof width, &width, sizeof height, &height, sizeof pitch_arg,
+                              &pitch_arg, sizeof col_w, &col_w, a, &outside_row, a, &scale, a,
+                              &delta, a, &col_sum_acc);
+        if (s == OCLCONV_OK)
+            s = oclconv__run_2d(ctx, job, rows, groups_x, (size_t)height);
+        if (s == OCLCONV_OK)
+            s = oclconv__run_2d(ctx, job, cols, groups_x, (size_t)height);
     }
-    if (s == OCLCONV_OK)
-        s = oclconv__args(ctx, rows, 0, 8, sizeof io->in, &io->in, sizeof tmp, &tmp, sizeof width,
-                          &width, sizeof height, &height, sizeof pitch_arg, &pitch_arg,
-                          sizeof row_w, &row_w, a, &bv_acc, a, &row_sum_acc);
-    if (s == OCLCONV_OK)
-        s = oclconv__args(ctx, cols, 0, 10, sizeof tmp, &tmp, sizeof io->out, &io->out,
-                          sizeof width, &width, sizeof height, &height, sizeof pitch_arg,
-                          &pitch_arg, sizeof col_w, &col_w, a, &outside_row, a, &scale, a, &delta,
-                          a, &col_sum_acc);
-    if (s == OCLCONV_OK)
-        s = oclconv__run_2d(ctx, job, rows, groups_x, (size_t)height);
-    if (s == OCLCONV_OK)
-        s = oclconv__run_2d(ctx, job, cols, groups_x, (size_t)height);
-done:
     if (row_w)
         clReleaseMemObject(row_w);
     if (col_w)
