@@ -23,7 +23,7 @@ WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvl
             -Wformat=2 -Wpointer-arith -Wcast-qual -Wundef
 ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARNINGS) $(CFLAGS) $(EXTRA_CFLAGS)
 CPPFLAGS_LIB := -Iinclude -Isrc -I$(BUILD)
-LDLIBS_CL := -lOpenCL -lm
+LDLIBS_CL := -lOpenCL -lm -lpthread
 
 SONAME := liboclconv.so.$(VERSION_MAJOR)
 LIB_A := $(BUILD)/liboclconv.a
@@ -82,6 +82,7 @@ $(BUILD)/tests/test_%: tests/test_%.c $(TEST_COMMON) $(TEST_HDR) $(LIB_A) | $(BU
 
 include samples/samples.mk
 include bench/bench.mk
+#FUZZ
 
 # Tests run hermetically: PoCL's kernel cache lives in the build folder.
 ## check: build everything and run every test program (exit 77 = skipped)

@@ -13,6 +13,10 @@
  * independent and may run concurrently, also on the same device.  Filters are
  * immutable after creation and may be shared between threads freely.
  *
+ * Lifetimes: using a context or a filter after its destroy call is undefined
+ * behaviour, as using memory after free() is; so is a filter destroyed while
+ * another thread applies it.  Everything else the API is given is checked.
+ *
  * The library never prints, never exits and never aborts.  Every fallible
  * call returns an oclconv_status; the detail of the last failure is in
  * oclconv_errmsg().

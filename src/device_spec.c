@@ -5,6 +5,7 @@
 #include "internal.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +19,23 @@ typedef struct {
     char device_name[128];
 } device_entry;
 
+/* Some runtimes set up their devices on the first query and report none to
+ * a thread that asks while another is doing so (PoCL does): listings are
+ * taken one at a time. */
+static pthread_mutex_t enumerate_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static oclconv_status enumerate_locked(device_entry **out, size_t *count);
+
 /* Every device, platform by platform.  *out is malloc'ed (NULL when none). */
 static oclconv_status enumerate(device_entry **out, size_t *count)
+{
+    pthread_mutex_lock(&enumerate_lock);
+    oclconv_status s = enumerate_locked(out, count);
+    pthread_mutex_unlock(&enumerate_lock);
+    return s;
+}
+
+static oclconv_status enumerate_locked(device_entry **out, size_t *count)
 {
     *out = NULL;
     *count = 0;

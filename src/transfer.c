@@ -126,6 +126,14 @@ oclconv_status oclconv__io_begin(oclconv_context *ctx, const oclconv__job *job, 
 {
     io->in = io->out = NULL;
     io->in_owned = io->out_owned = 0;
+    /* Refused before any buffer is made, and before the runtime could look
+     * at the caller's memory. */
+    size_t largest = image_bytes(job->src) > image_bytes(job->dst) ? image_bytes(job->src)
+                                                                   : image_bytes(job->dst);
+    if (largest > ctx->facts.max_alloc)
+        return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                             "an image of %zu bytes exceeds the device's largest allocation "
+                             "(%llu bytes)", largest, (unsigned long long)ctx->facts.max_alloc);
     oclconv_status s;
     if (zero_copy(ctx, job->src)) {
         s = wrap_host(ctx, job->src, CL_MEM_READ_ONLY, &io->in);
