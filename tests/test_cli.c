@@ -833,6 +833,84 @@ static void test_hostile_headers(void)
                  "too large");
 }
 
+/* A failed input: status 1, one line naming it, nothing written. */
+static void assert_refused(const char *name, int rc)
+{
+    int hidden;
+    if (rc != 1 || !strstr(cli_err, name) || count_lines(cli_err) != 1)
+        TEST_FAIL_("%s: status %d, stderr \"%s\"", name, rc, cli_err);
+    ASSERT_EQ(count_entries(at("fail"), &hidden), 0);
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* A valid file cut at every chunk boundary and in the middle of every
+ * chunk, and with each chunk's CRC broken in turn.  A broken CRC on an
+ * ancillary chunk may be ignored (libpng drops the chunk with a warning):
+ * then the output must be the whole, correct image, else nothing. */
+static int hostile_chunks(void)
+{
+    size_t len;
+    unsigned char *png = read_all(input("rgba8"), &len);
+    char name[64];
+    int files = 0;
+    oclconv_filter *f;
+    oclconv_options opt;
+    weights k = weights_of(oclconv_filter_gaussian(2.0, 2.0, 0, 0, &f), &f);
+    oclconv_options_init(&opt);
+    make_dir(at("fail"));
+    for (size_t at_ = 8; at_ + 12 <= len; at_ += 12 + be32(png + at_)) {
+        uint32_t n = be32(png + at_);
+        int critical = !(png[at_ + 4] & 0x20);
+        size_t cuts[3] = {at_, at_ + 8 + n / 2, at_ + 8 + n};
+        for (int c = 0; c < 3; c++) {
+            snprintf(name, sizeof name, "cut-%zu.png", cuts[c]);
+            write_all(at("%s", name), png, cuts[c]);
+            assert_refused(name, cli(at("%s", name), at("fail/x.png"), (char *)NULL));
+            files++;
+        }
+        png[at_ + 8 + n] ^= 0xff; /* the CRC's first byte */
+        snprintf(name, sizeof name, "crc-%.4s.png", (const char *)png + at_ + 4);
+        write_all(at("%s", name), png, len);
+        int rc = cli(at("%s", name), at("fail/x.png"), (char *)NULL);
+        if (critical || rc != 0) {
+            assert_refused(name, rc);
+        } else {
+            check_output(at("fail/x.png"), &pictures[case_index("rgba8")], &k, &opt, 1);
+            remove(at("fail/x.png"));
+        }
+        png[at_ + 8 + n] ^= 0xff;
+        files++;
+    }
+    free(png);
+    free(k.weights);
+    return files;
+}
+
+/* Headers no decoder should accept: zero sizes, bit depths and colour
+ * types that do not exist, a 16-bit palette. */
+static int hostile_headers(void)
+{
+    static const struct {
+        uint32_t w, h;
+        int depth, type;
+    } bad[] = {{0, 4, 8, PNG_COLOR_TYPE_GRAY}, {4, 0, 8, PNG_COLOR_TYPE_GRAY},
+               {4, 4, 3, PNG_COLOR_TYPE_GRAY}, {4, 4, 16, PNG_COLOR_TYPE_PALETTE},
+               {4, 4, 8, 7},                   {4, 4, 4, PNG_COLOR_TYPE_RGB},
+               {0x80000000u, 1, 8, PNG_COLOR_TYPE_GRAY}};
+    char name[64];
+    make_dir(at("fail"));
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(name, sizeof name, "header-%zu.png", i);
+        write_huge_header(at("%s", name), bad[i].w, bad[i].h, bad[i].depth, bad[i].type);
+        assert_refused(name, cli(at("%s", name), at("fail/x.png"), (char *)NULL));
+    }
+    return (int)(sizeof bad / sizeof *bad);
+}
+
 /* Outputs that cannot be written: status 1, the output named, no debris. */
 static void test_bad_outputs(void)
 {
@@ -1028,6 +1106,9 @@ int main(void)
     test_output_folder();
     test_bad_files();
     test_hostile_headers();
+    int hostile = hostile_chunks();
+    hostile += hostile_headers();
+    printf("hostile PNG files refused or read whole: %d\n", hostile);
     test_bad_outputs();
     test_batch_with_failure();
     test_usage_errors();
