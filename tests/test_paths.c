@@ -232,6 +232,46 @@ static void huge_filter(oclconv_context *ctx, oclconv_method method, uint64_t *r
     oclconv_filter_destroy(f);
 }
 
+/* A 101x101 filter: its weights overflow __constant memory on most
+ * devices (they go through global memory then) and its halo a local-memory
+ * tile; every path either gives the reference's answer or says it cannot. */
+static void big_filter(oclconv_context *ctx, uint64_t *rng)
+{
+    enum { N = 101 };
+    static float w[N * N];
+    for (int k = 0; k < N * N; k++)
+        w[k] = (float)rng_uniform(rng, 0, 1) / (N * N / 2);
+    oclconv_filter *f;
+    ASSERT_OK(NULL, oclconv_filter_create(N, N, w, &f));
+    const oclconv_method methods[] = {OCLCONV_METHOD_BUFFER, OCLCONV_METHOD_TILED,
+                                      OCLCONV_METHOD_IMAGE};
+    for (size_t m = 0; m < sizeof methods / sizeof *methods; m++) {
+        oclconv_image src = image_random(rng, 37, 23, 4, OCLCONV_U16, 0);
+        oclconv_image dst = image_like(&src, OCLCONV_U16, 0);
+        oclconv_options opt;
+        oclconv_options_init(&opt);
+        opt.method = methods[m];
+        opt.border = OCLCONV_BORDER_REFLECT101;
+        oclconv_status s = oclconv_apply(ctx, &src, &dst, f, &opt);
+        if (s == OCLCONV_E_UNSUPPORTED) {
+            ASSERT(strlen(oclconv_errmsg(ctx)) > 0);
+        } else {
+            ASSERT_OK(ctx, s);
+            ref_result ref;
+            char why[256] = "";
+            ASSERT(ref_convolve(&src, N, N, oclconv_filter_weights(f), &opt, &ref) == 0);
+            long bad = ref_compare(&dst, &ref, why, sizeof why);
+            if (bad)
+                TEST_FAIL_("101x101 %s: %ld mismatches, %s", oclconv_method_name(methods[m]),
+                           bad, why);
+            ref_result_free(&ref);
+        }
+        image_free(&src);
+        image_free(&dst);
+    }
+    oclconv_filter_destroy(f);
+}
+
 int main(void)
 {
     oclconv_context *ctx = test_context();
@@ -247,6 +287,7 @@ int main(void)
         huge_filter(ctx, methods[m], &rng);
         sweep(ctx, methods[m], &rng);
     }
+    big_filter(ctx, &rng);
     printf("programs built: %zu\n", oclconv_programs_built(ctx));
     oclconv_destroy(ctx);
     return test_exit();
