@@ -149,6 +149,13 @@ static int read_body(io_state *st, png_io_picture *pic)
     png_set_sig_bytes(png, 8);
     png_set_user_limits(png, PNG_IO_MAX_SIDE, PNG_IO_MAX_SIDE);
     png_set_chunk_malloc_max(png, PNG_IO_MAX_CHUNK);
+    /* libpng allocates a text, eXIf or similar chunk's declared length (up to
+     * 2 GiB) before reading it, whatever the limit above says: the chunks
+     * the reader has no use for are skipped unread instead. */
+    static const png_byte unused[] = "bKGD\0eXIf\0hIST\0iTXt\0oFFs\0pCAL\0sCAL\0sPLT\0"
+                                     "sBIT\0tEXt\0tIME\0zTXt";
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, unused, (int)(sizeof unused / 5));
     png_read_info(png, info);
 
     /* Palette to RGB, gray below 8 bits to 8 bits, tRNS to an alpha channel;
