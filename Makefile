@@ -78,7 +78,7 @@ TEST_PROGS := $(patsubst tests/test_%.c,$(BUILD)/tests/test_%,$(wildcard tests/t
 TESTS += $(TEST_PROGS)
 
 $(BUILD)/tests/test_%: tests/test_%.c $(TEST_COMMON) $(TEST_HDR) $(LIB_A) | $(BUILD)/tests
-	$(CC) $(ALL_CFLAGS) -Werror -Iinclude -Itests -o $@ $< $(TEST_COMMON) $(LIB_A) $(LDLIBS_CL) -lpthread
+	$(CC) $(ALL_CFLAGS) -Werror -Iinclude -Itests -o $@ $< $(TEST_COMMON) $(LIB_A) $(LDLIBS_CL)
 
 include samples/samples.mk
 include bench/bench.mk

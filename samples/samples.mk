@@ -28,7 +28,7 @@ $(BUILD)/tests/test_cli: tests/test_cli.c samples/png_io.c samples/kernel_text.c
         $(TEST_COMMON) $(TEST_HDR) $(LIB_A) $(BUILD)/oclconv | $(BUILD)/tests
 	$(CC) $(ALL_CFLAGS) -Werror -Iinclude -Itests -Isamples $(LDFLAGS) -o $@ $< \
 	    samples/png_io.c samples/kernel_text.c $(TEST_COMMON) $(LIB_A) $(LDLIBS_PNG) \
-	    $(LDLIBS_CL) -lpthread
+	    $(LDLIBS_CL)
 
 DEMO_INPUT := samples/data/astronaut.png
 DEMO_FILTERS := gaussian box sharpen emboss laplacian sobel-x sobel-y

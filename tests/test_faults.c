@@ -10,9 +10,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Run in a child whose ICD loader sees an empty vendors folder. */
+/* Run in a child whose ICD loader sees an empty vendors folder.  A loader
+ * that ignores OCL_ICD_VENDORS (ocl-icd, Debian's, honours it) cannot stage
+ * this case: the child says so with the skip status. */
 static int no_platform_child(void)
 {
+    cl_uint platforms = 0;
+    if (clGetPlatformIDs(0, NULL, &platforms) == CL_SUCCESS && platforms > 0)
+        return TEST_SKIP;
     oclconv_context *ctx = (oclconv_context *)&ctx;
     ASSERT_STATUS(NULL, oclconv_create(NULL, &ctx), OCLCONV_E_NO_DEVICE);
     ASSERT(ctx == NULL);
@@ -32,13 +37,17 @@ static void no_platform(const char *self)
     pid_t pid = fork();
     if (pid == 0) {
         setenv("OCL_ICD_VENDORS", dir, 1);
+        unsetenv("OCL_ICD_FILENAMES"); /* extra drivers a container may name */
         setenv("OCLCONV_FAULTS_CHILD", "no-platform", 1);
         execl("/proc/self/exe", self, (char *)NULL);
         _exit(TEST_HARD_ERROR);
     }
     int status = 0;
     ASSERT(pid > 0 && waitpid(pid, &status, 0) == pid);
-    ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == TEST_SKIP)
+        printf("no-platform case not staged: this ICD loader ignores OCL_ICD_VENDORS\n");
+    else
+        ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 /* Sizes the device cannot hold are refused before any OpenCL work; the
