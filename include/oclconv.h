@@ -313,6 +313,33 @@ OCLCONV_API oclconv_status oclconv_apply(oclconv_context *ctx, const oclconv_ima
                                          oclconv_image *dst, const oclconv_filter *f,
                                          const oclconv_options *opt);
 
+/* ====== Device-resident images ======================================= */
+/* An image the application already holds in an OpenCL buffer of the
+ * context's cl_context: packed rows of width * channels values of `type`
+ * from the buffer's start. */
+typedef struct {
+    cl_mem mem;
+    int width, height, channels;
+    oclconv_type type;
+} oclconv_cl_image;
+
+/*! oclconv_apply_cl() :
+ *  Filters `src` into `dst` on the context's queue without host copies and
+ *  without waiting: the work starts once the `num_events` events of
+ *  `wait_list` have completed, and `*done` (when not NULL) receives an event
+ *  that completes with it; the caller releases it.  Semantics, options and
+ *  argument checks are those of oclconv_apply(); `src` and `dst` may be the
+ *  same buffer.  The buffer paths run (AUTO, BUFFER, TILED, SEPARABLE, BOX);
+ *  IMAGE is OCLCONV_E_UNSUPPORTED here.  The context's kernel time for
+ *  these calls reads 0, since reading it would mean waiting.
+ *  @return as oclconv_apply(); on failure *done is NULL and nothing the
+ *          call enqueued is still running. */
+OCLCONV_API oclconv_status oclconv_apply_cl(oclconv_context *ctx, const oclconv_cl_image *src,
+                                            const oclconv_cl_image *dst,
+                                            const oclconv_filter *f,
+                                            const oclconv_options *opt, cl_uint num_events,
+                                            const cl_event *wait_list, cl_event *done);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,6 +2,7 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -70,6 +71,18 @@ static oclconv_status validate(oclconv_context *ctx, oclconv__job *job, const oc
     return OCLCONV_OK;
 }
 
+/* The kernels of a buffer path, from io->in to io->out. */
+static oclconv_status run_buffer_path(oclconv_context *ctx, const oclconv__job *job,
+                                      const oclconv__io *io)
+{
+    switch (job->method) {
+    case OCLCONV_METHOD_TILED: return oclconv__run_tiled(ctx, job, io);
+    case OCLCONV_METHOD_SEPARABLE: return oclconv__run_separable(ctx, job, io);
+    case OCLCONV_METHOD_BOX: return oclconv__run_box(ctx, job, io);
+    default: return oclconv__run_buffer(ctx, job, io);
+    }
+}
+
 oclconv_status oclconv_apply(oclconv_context *ctx, const oclconv_image *src, oclconv_image *dst,
                              const oclconv_filter *f, const oclconv_options *opt)
 {
@@ -90,18 +103,118 @@ oclconv_status oclconv_apply(oclconv_context *ctx, const oclconv_image *src, ocl
     } else {
         oclconv__io io;
         s = oclconv__io_begin(ctx, &job, &io);
-        if (s == OCLCONV_OK) {
-            switch (job.method) {
-            case OCLCONV_METHOD_TILED: s = oclconv__run_tiled(ctx, &job, &io); break;
-            case OCLCONV_METHOD_SEPARABLE: s = oclconv__run_separable(ctx, &job, &io); break;
-            case OCLCONV_METHOD_BOX: s = oclconv__run_box(ctx, &job, &io); break;
-            default: s = oclconv__run_buffer(ctx, &job, &io); break;
-            }
-        }
+        if (s == OCLCONV_OK)
+            s = run_buffer_path(ctx, &job, &io);
         s = oclconv__io_end(ctx, &job, &io, s);
     }
     oclconv__collect_kernel_time(ctx);
     if (s == OCLCONV_OK)
         ctx->last_method = job.method;
     return s;
+}
+
+/* ====== Device-resident images ======================================= */
+
+/* An oclconv_image describing a device buffer, for the checks every image
+ * gets; its data pointer is a stand-in the library never reads. */
+static oclconv_image describe(const oclconv_cl_image *img)
+{
+    static const double stand_in;
+    oclconv_image d = {(void *)(uintptr_t)&stand_in, img->width, img->height, img->channels,
+                       img->type, 0};
+    return d;
+}
+
+static oclconv_status check_cl_image(oclconv_context *ctx, const oclconv_cl_image *img,
+                                     const char *what)
+{
+    if (!img || !img->mem)
+        return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG, "%s buffer is NULL", what);
+    cl_context owner = NULL;
+    size_t size = 0;
+    cl_mem_object_type type = 0;
+    cl_int err = clGetMemObjectInfo(img->mem, CL_MEM_TYPE, sizeof type, &type, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetMemObjectInfo(img->mem, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetMemObjectInfo(img->mem, CL_MEM_SIZE, sizeof size, &size, NULL);
+    if (err != CL_SUCCESS)
+        return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG, "%s buffer is not a memory object: %s",
+                             what, oclconv__cl_error_name(err));
+    if (type != CL_MEM_OBJECT_BUFFER || owner != ctx->cl)
+        return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG,
+                             "%s must be a buffer of the context's cl_context", what);
+    oclconv_image d = describe(img);
+    oclconv_status s = oclconv__check_image(ctx, &d, what);
+    if (s == OCLCONV_OK && oclconv__packed_row(&d) * (size_t)d.height > size)
+        s = oclconv__fail(ctx, OCLCONV_E_INVALID_ARG,
+                          "%s buffer holds %zu bytes, fewer than a %dx%dx%d image needs", what,
+                          size, d.width, d.height, d.channels);
+    return s;
+}
+
+oclconv_status oclconv_apply_cl(oclconv_context *ctx, const oclconv_cl_image *src,
+                                const oclconv_cl_image *dst, const oclconv_filter *f,
+                                const oclconv_options *opt, cl_uint num_events,
+                                const cl_event *wait_list, cl_event *done)
+{
+    if (done)
+        *done = NULL;
+    if (!ctx)
+        return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG, "oclconv_apply_cl: context is NULL");
+    oclconv__clear_error(ctx);
+    if ((num_events > 0) != (wait_list != NULL))
+        return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG,
+                             "wait_list and num_events must be both given or both empty");
+    oclconv_status s = check_cl_image(ctx, src, "source");
+    if (s == OCLCONV_OK)
+        s = check_cl_image(ctx, dst, "destination");
+    if (s != OCLCONV_OK)
+        return s;
+    oclconv_image src_d = describe(src), dst_d = describe(dst);
+    oclconv__job job = {0};
+    job.src = &src_d;
+    job.dst = &dst_d;
+    job.filter = f;
+    s = validate(ctx, &job, opt);
+    if (s == OCLCONV_OK)
+        s = oclconv__plan(ctx, &job);
+    if (s == OCLCONV_OK && job.method == OCLCONV_METHOD_IMAGE)
+        s = oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                          "the image path needs images, not buffers; use another method");
+    if (s != OCLCONV_OK)
+        return s;
+    /* In place, the kernels write to scratch and a copy follows. */
+    int in_place = src->mem == dst->mem;
+    size_t bytes = oclconv__packed_row(&dst_d) * (size_t)dst_d.height;
+    oclconv__io io = {src->mem, dst->mem, 0, 0};
+    if (in_place)
+        s = oclconv__scratch(ctx, 1, bytes, &io.out);
+    ctx->wait_list = wait_list;
+    ctx->wait_count = num_events;
+    if (s == OCLCONV_OK)
+        s = run_buffer_path(ctx, &job, &io);
+    cl_event copied = NULL;
+    if (s == OCLCONV_OK && in_place) {
+        cl_int err = clEnqueueCopyBuffer(ctx->queue, io.out, dst->mem, 0, 0, bytes, 0, NULL,
+                                         &copied);
+        if (err != CL_SUCCESS)
+            s = oclconv__cl_fail(ctx, err, "clEnqueueCopyBuffer");
+    }
+    ctx->wait_list = NULL;
+    ctx->wait_count = 0;
+    cl_event last = oclconv__forget_kernel_events(ctx, s == OCLCONV_OK && !copied);
+    if (s != OCLCONV_OK) {
+        /* Whatever was enqueued must not outlive the failure unseen. */
+        clFinish(ctx->queue);
+        return s;
+    }
+    if (copied)
+        last = copied;
+    if (done)
+        *done = last;
+    else if (last)
+        clReleaseEvent(last);
+    ctx->last_method = job.method;
+    return OCLCONV_OK;
 }

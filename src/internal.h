@@ -59,6 +59,8 @@ struct oclconv_context {
     oclconv_method last_method;
     cl_event kernel_events[4]; /* the kernels of the call under way */
     int kernel_event_count;
+    const cl_event *wait_list; /* what the call's first command waits for */
+    cl_uint wait_count;
     double last_kernel_seconds;
     cl_mem scratch[3];        /* device buffers reused between calls */
     size_t scratch_size[3];
@@ -155,6 +157,9 @@ oclconv_status oclconv__run_2d_local(oclconv_context *ctx, cl_kernel k, size_t g
 /* Sums the device time of the kernels the call enqueued into
  * ctx->last_kernel_seconds and forgets their events. */
 void oclconv__collect_kernel_time(oclconv_context *ctx);
+/* Forgets the call's kernel events without waiting for them; returns the
+ * last one, retained, when `keep_last`. */
+cl_event oclconv__forget_kernel_events(oclconv_context *ctx, int keep_last);
 /* Sets `count` arguments of k from `first` on; the variable arguments are
  * pairs (size_t size, const void *value). */
 oclconv_status oclconv__args(oclconv_context *ctx, cl_kernel k, cl_uint first, int count, ...);

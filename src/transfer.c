@@ -233,9 +233,15 @@ oclconv_status oclconv__run_2d_local(oclconv_context *ctx, cl_kernel k, size_t g
     }
     int slot = ctx->kernel_event_count;
     cl_event *event = slot < 4 ? &ctx->kernel_events[slot] : NULL;
-    cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, global, local_arg, 0, NULL, event);
-    if (err == CL_SUCCESS && event)
-        ctx->kernel_event_count++;
+    cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, global, local_arg,
+                                        ctx->wait_count, ctx->wait_count ? ctx->wait_list : NULL,
+                                        event);
+    if (err == CL_SUCCESS) {
+        ctx->wait_count = 0; /* the queue is in order: the rest follow */
+        ctx->wait_list = NULL;
+        if (event)
+            ctx->kernel_event_count++;
+    }
     if (err != CL_SUCCESS)
         return oclconv__cl_fail(ctx, err, "clEnqueueNDRangeKernel");
     return OCLCONV_OK;
@@ -257,4 +263,18 @@ void oclconv__collect_kernel_time(oclconv_context *ctx)
     }
     ctx->kernel_event_count = 0;
     ctx->last_kernel_seconds = total;
+}
+
+cl_event oclconv__forget_kernel_events(oclconv_context *ctx, int keep_last)
+{
+    cl_event last = NULL;
+    if (keep_last && ctx->kernel_event_count > 0) {
+        last = ctx->kernel_events[ctx->kernel_event_count - 1];
+        clRetainEvent(last);
+    }
+    for (int i = 0; i < ctx->kernel_event_count; i++)
+        clReleaseEvent(ctx->kernel_events[i]);
+    ctx->kernel_event_count = 0;
+    ctx->last_kernel_seconds = 0;
+    return last;
 }

@@ -1,0 +1,140 @@
+/*
+ * oclconv_apply_cl(): buffers the application holds, its queue, a wait list
+ * and a completion event; no host copies, no waiting inside.  Results agree
+ * with the reference; the work waits for the events it is given; in place
+ * works; bad buffers are refused.
+ */
+#include "test.h"
+#include "util.h"
+
+static cl_mem buffer_of(cl_context cl, const oclconv_image *img, size_t bytes)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(cl, CL_MEM_READ_WRITE | (img ? CL_MEM_COPY_HOST_PTR : 0), bytes,
+                              img ? img->data : NULL, &err);
+    if (err != CL_SUCCESS) {
+        fprintf(stderr, "clCreateBuffer: %d\n", err);
+        exit(TEST_HARD_ERROR);
+    }
+    return m;
+}
+
+static void read_back(cl_command_queue q, cl_mem m, oclconv_image *img, size_t bytes)
+{
+    ASSERT(clEnqueueReadBuffer(q, m, CL_TRUE, 0, bytes, img->data, 0, NULL, NULL) == CL_SUCCESS);
+}
+
+static size_t bytes_of(const oclconv_image *img)
+{
+    size_t value = img->type == OCLCONV_U8 ? 1 : img->type == OCLCONV_U16 ? 2 : 4;
+    return (size_t)img->width * (size_t)img->height * (size_t)img->channels * value;
+}
+
+static void check(const oclconv_image *src, const oclconv_image *got, const oclconv_filter *f,
+                  const oclconv_options *opt, const char *what)
+{
+    int fw, fh;
+    oclconv_filter_size(f, &fw, &fh);
+    ref_result ref;
+    char why[256] = "";
+    ASSERT(ref_convolve(src, fw, fh, oclconv_filter_weights(f), opt, &ref) == 0);
+    long bad = ref_compare(got, &ref, why, sizeof why);
+    if (bad)
+        TEST_FAIL_("%s: %ld mismatches, %s", what, bad, why);
+    ref_result_free(&ref);
+}
+
+int main(void)
+{
+    oclconv_context *ctx = test_context();
+    cl_context cl = oclconv_cl_context(ctx);
+    cl_command_queue q = oclconv_cl_queue(ctx);
+    uint64_t rng = 2024;
+    oclconv_filter *gauss, *sharpen, *box;
+    ASSERT_OK(NULL, oclconv_filter_gaussian(1.5, 0, 0, 0, &gauss));
+    ASSERT_OK(NULL, oclconv_filter_sharpen(0.7f, &sharpen));
+    ASSERT_OK(NULL, oclconv_filter_box(4, 2, &box));
+    const oclconv_filter *filters[] = {gauss, sharpen, box};
+    const oclconv_method methods[] = {OCLCONV_METHOD_AUTO, OCLCONV_METHOD_BUFFER,
+                                      OCLCONV_METHOD_TILED, OCLCONV_METHOD_SEPARABLE,
+                                      OCLCONV_METHOD_BOX};
+
+    /* Every buffer path, held back by a user event until we let it go. */
+    for (size_t m = 0; m < sizeof methods / sizeof *methods; m++)
+        for (size_t k = 0; k < sizeof filters / sizeof *filters; k++) {
+            oclconv_image src = image_random(&rng, 41, 17, 3, OCLCONV_U8, 0);
+            oclconv_image got = image_like(&src, OCLCONV_F32, 0);
+            cl_mem in = buffer_of(cl, &src, bytes_of(&src)), out = buffer_of(cl, NULL, bytes_of(&got));
+            oclconv_cl_image s = {in, 41, 17, 3, OCLCONV_U8}, d = {out, 41, 17, 3, OCLCONV_F32};
+            oclconv_options opt;
+            oclconv_options_init(&opt);
+            opt.method = methods[m];
+            opt.border = OCLCONV_BORDER_REFLECT;
+            cl_int err;
+            cl_event gate = clCreateUserEvent(cl, &err), done = NULL;
+            oclconv_status st = oclconv_apply_cl(ctx, &s, &d, filters[k], &opt, 1, &gate, &done);
+            if (st == OCLCONV_E_UNSUPPORTED) { /* a separable or box path, a filter not its kind */
+                ASSERT(done == NULL);
+            } else {
+                ASSERT_OK(ctx, st);
+                ASSERT(done != NULL);
+                cl_int state = CL_COMPLETE;
+                clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state, &state, NULL);
+                ASSERT(state != CL_COMPLETE); /* still held back by the gate */
+                clSetUserEventStatus(gate, CL_COMPLETE);
+                ASSERT(clWaitForEvents(1, &done) == CL_SUCCESS);
+                read_back(q, out, &got, bytes_of(&got));
+                char what[64];
+                snprintf(what, sizeof what, "%s, filter %zu", oclconv_method_name(methods[m]), k);
+                check(&src, &got, filters[k], &opt, what);
+                clReleaseEvent(done);
+            }
+            clSetUserEventStatus(gate, CL_COMPLETE);
+            clReleaseEvent(gate);
+            clReleaseMemObject(in);
+            clReleaseMemObject(out);
+            image_free(&src);
+            image_free(&got);
+        }
+
+    /* In place, and with no events at all. */
+    oclconv_image src = image_random(&rng, 30, 20, 4, OCLCONV_F32, 0);
+    oclconv_image got = image_like(&src, OCLCONV_F32, 0);
+    cl_mem both = buffer_of(cl, &src, bytes_of(&src));
+    oclconv_cl_image io = {both, 30, 20, 4, OCLCONV_F32};
+    ASSERT_OK(ctx, oclconv_apply_cl(ctx, &io, &io, gauss, NULL, 0, NULL, NULL));
+    ASSERT(clFinish(q) == CL_SUCCESS);
+    read_back(q, both, &got, bytes_of(&got));
+    check(&src, &got, gauss, NULL, "in place");
+
+    /* Refusals: nothing enqueued, no event. */
+    cl_event done = (cl_event)&done;
+    oclconv_cl_image bad = io;
+    bad.mem = NULL;
+    ASSERT_STATUS(ctx, oclconv_apply_cl(ctx, &bad, &io, gauss, NULL, 0, NULL, &done),
+                  OCLCONV_E_INVALID_ARG);
+    ASSERT(done == NULL);
+    bad = io;
+    bad.height = 21; /* more than the buffer holds */
+    ASSERT_STATUS(ctx, oclconv_apply_cl(ctx, &bad, &bad, gauss, NULL, 0, NULL, &done),
+                  OCLCONV_E_INVALID_ARG);
+    ASSERT_CONTAINS(oclconv_errmsg(ctx), "fewer than");
+    ASSERT_STATUS(ctx, oclconv_apply_cl(ctx, &io, &io, gauss, NULL, 1, NULL, &done),
+                  OCLCONV_E_INVALID_ARG);
+    oclconv_options opt;
+    oclconv_options_init(&opt);
+    opt.method = OCLCONV_METHOD_IMAGE;
+    ASSERT_STATUS(ctx, oclconv_apply_cl(ctx, &io, &io, gauss, &opt, 0, NULL, &done),
+                  OCLCONV_E_UNSUPPORTED);
+    ASSERT_STATUS(NULL, oclconv_apply_cl(NULL, &io, &io, gauss, NULL, 0, NULL, &done),
+                  OCLCONV_E_INVALID_ARG);
+
+    clReleaseMemObject(both);
+    image_free(&src);
+    image_free(&got);
+    oclconv_filter_destroy(gauss);
+    oclconv_filter_destroy(sharpen);
+    oclconv_filter_destroy(box);
+    oclconv_destroy(ctx);
+    return test_exit();
+}
