@@ -111,6 +111,8 @@ typedef struct {
 } oclconv__job;
 
 oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job);
+/* Values in a scratch row: a row's values rounded up to whole vectors. */
+size_t oclconv__vec_pitch(const oclconv__job *job);
 /* Writes the -D options every kernel understands (cl/common.cl) into buf. */
 void oclconv__common_options(oclconv_context *ctx, const oclconv__job *job, char *buf,
                              size_t size);
@@ -126,6 +128,10 @@ typedef struct {
 oclconv_status oclconv__get_kernel(oclconv_context *ctx, const char *source, const char *kernel,
                                    const char *options, cl_kernel *out);
 void oclconv__program_cache_free(oclconv__program_cache *cache);
+/* The kernels of a two-pass path in cl/<source>.cl: k[0] = <source>_fused
+ * when `fused`, else k[0] = <source>_rows and k[1] = <source>_cols. */
+oclconv_status oclconv__pass_kernels(oclconv_context *ctx, const char *source, const char *options,
+                                     int fused, cl_kernel k[2]);
 
 /* ---- transfer.c ----------------------------------------------------------- */
 /* A device buffer of at least `bytes` from the context's scratch slot. */

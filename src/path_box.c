@@ -13,21 +13,14 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
     snprintf(options + used, sizeof options - used, " -DSUM_INT=%d -DBAND=%d%s", job->sum_int,
              job->band, job->fused ? " -DFUSED" : "");
     const oclconv_filter *f = job->filter;
-    size_t values = (size_t)job->src->width * (size_t)job->src->channels, v = (size_t)job->vec;
-    size_t pitch = (values + v - 1) / v * v;
+    size_t pitch = oclconv__vec_pitch(job), v = (size_t)job->vec;
     size_t sum_size = job->sum_int ? sizeof(cl_uint) : oclconv__acc_size(job);
     size_t bands = ((size_t)job->src->height + (size_t)job->band - 1) / (size_t)job->band;
-    cl_kernel rows = NULL, cols = NULL, fused = NULL;
-    oclconv_status s;
-    if (job->fused) {
-        s = oclconv__get_kernel(ctx, "box", "box_fused", options, &fused);
-    } else {
-        s = oclconv__get_kernel(ctx, "box", "box_rows", options, &rows);
-        if (s == OCLCONV_OK)
-            s = oclconv__get_kernel(ctx, "box", "box_cols", options, &cols);
-    }
+    cl_kernel k[2];
+    oclconv_status s = oclconv__pass_kernels(ctx, "box", options, job->fused, k);
     if (s != OCLCONV_OK)
         return s;
+    cl_kernel fused = k[0], rows = k[0], cols = k[1];
     cl_mem tmp = NULL; /* fused: two rows of sums a band; else the row pass */
     s = oclconv__scratch(ctx, 2,
                          pitch * (job->fused ? 2 * bands : (size_t)job->src->height) * sum_size,

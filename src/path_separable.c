@@ -5,14 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Scratch rows are padded to whole vectors so the column pass never needs
- * a partial load. */
-static size_t scratch_pitch(const oclconv__job *job)
-{
-    size_t values = (size_t)job->src->width * (size_t)job->src->channels, v = (size_t)job->vec;
-    return (values + v - 1) / v * v;
-}
-
 static double sum_of(const float *taps, int n)
 {
     double s = 0;
@@ -30,19 +22,13 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
         size_t used = strlen(options);
         snprintf(options + used, sizeof options - used, " -DBAND=%d", job->band);
     }
-    cl_kernel rows = NULL, cols = NULL, fused = NULL;
-    oclconv_status s;
-    if (job->fused) {
-        s = oclconv__get_kernel(ctx, "separable", "separable_fused", options, &fused);
-    } else {
-        s = oclconv__get_kernel(ctx, "separable", "separable_rows", options, &rows);
-        if (s == OCLCONV_OK)
-            s = oclconv__get_kernel(ctx, "separable", "separable_cols", options, &cols);
-    }
+    cl_kernel k[2];
+    oclconv_status s = oclconv__pass_kernels(ctx, "separable", options, job->fused, k);
     if (s != OCLCONV_OK)
         return s;
+    cl_kernel fused = k[0], rows = k[0], cols = k[1];
     const oclconv_filter *f = job->filter;
-    size_t pitch = scratch_pitch(job), a = oclconv__acc_size(job);
+    size_t pitch = oclconv__vec_pitch(job), a = oclconv__acc_size(job);
     double *taps = malloc(((size_t)f->width + (size_t)f->height) * sizeof *taps);
     if (!taps)
         return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for the taps");

@@ -242,6 +242,12 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
     return OCLCONV_OK;
 }
 
+size_t oclconv__vec_pitch(const oclconv__job *job)
+{
+    size_t values = (size_t)job->src->width * (size_t)job->src->channels, v = (size_t)job->vec;
+    return (values + v - 1) / v * v;
+}
+
 static int type_id(oclconv_type t)
 {
     return t == OCLCONV_U8 ? 0 : t == OCLCONV_U16 ? 1 : 2;

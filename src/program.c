@@ -217,3 +217,17 @@ oclconv_status oclconv__get_kernel(oclconv_context *ctx, const char *source, con
     *out = k;
     return OCLCONV_OK;
 }
+
+oclconv_status oclconv__pass_kernels(oclconv_context *ctx, const char *source, const char *options,
+                                     int fused, cl_kernel k[2])
+{
+    char name[64];
+    k[0] = k[1] = NULL;
+    snprintf(name, sizeof name, "%s_%s", source, fused ? "fused" : "rows");
+    oclconv_status s = oclconv__get_kernel(ctx, source, name, options, &k[0]);
+    if (s == OCLCONV_OK && !fused) {
+        snprintf(name, sizeof name, "%s_cols", source);
+        s = oclconv__get_kernel(ctx, source, name, options, &k[1]);
+    }
+    return s;
+}
