@@ -46,6 +46,9 @@ typedef struct {
 
 typedef struct oclconv__program_cache oclconv__program_cache;
 
+/* Scratch slots: 0 the source, 1 the destination, 2 a path's intermediate. */
+#define OCLCONV_SCRATCH_SLOTS 3
+
 struct oclconv_context {
     cl_context cl;
     cl_device_id device;
@@ -62,8 +65,8 @@ struct oclconv_context {
     const cl_event *wait_list; /* what the call's first command waits for */
     cl_uint wait_count;
     double last_kernel_seconds;
-    cl_mem scratch[3];        /* device buffers reused between calls */
-    size_t scratch_size[3];
+    cl_mem scratch[OCLCONV_SCRATCH_SLOTS]; /* device buffers reused between calls */
+    size_t scratch_size[OCLCONV_SCRATCH_SLOTS];
     char *errmsg;
     size_t errmsg_cap;
 };
@@ -135,7 +138,6 @@ oclconv_status oclconv__pass_kernels(oclconv_context *ctx, const char *source, c
 
 /* ---- transfer.c ----------------------------------------------------------- */
 /* A device buffer of at least `bytes` from the context's scratch slot. */
-#define OCLCONV_SCRATCH_SLOTS 3
 oclconv_status oclconv__scratch(oclconv_context *ctx, int slot, size_t bytes, cl_mem *out);
 
 /* The device side of a buffer path's source and destination: packed rows,
@@ -150,9 +152,6 @@ oclconv_status oclconv__io_begin(oclconv_context *ctx, const oclconv__job *job, 
 oclconv_status oclconv__io_end(oclconv_context *ctx, const oclconv__job *job, oclconv__io *io,
                                oclconv_status status);
 
-/* A read-only device buffer holding a copy of `bytes` of w (caller releases). */
-oclconv_status oclconv__weights_buffer(oclconv_context *ctx, const void *w, size_t bytes,
-                                       cl_mem *out);
 /* Enqueues a 2-D range of at least gx x gy work-items in groups of the job's
  * local size (or the runtime's choice). */
 oclconv_status oclconv__run_2d(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,

@@ -182,7 +182,7 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
 }
 
 /* AUTO: the first path of the device's preference list that can run the
- * job.  On CPUs: running sums for boxes, fused passes for separable
+^ * job, from one order: running sums, separable passes, direct.  On CPUs: running sums for boxes, fused passes for separable
  * filters, the vectorised buffer kernel for the rest (the image path's
  * sampler is emulated there and far slower).  On GPUs, measured on NVIDIA's
  * OpenCL: the two-pass separable kernel beats running sums for boxes up to
@@ -191,17 +191,14 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
  * texture path for 2-D filters. */
 static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
 {
-    static const oclconv_method cpu[] = {OCLCONV_METHOD_BOX, OCLCONV_METHOD_SEPARABLE,
-                                         OCLCONV_METHOD_BUFFER};
-    static const oclconv_method gpu[] = {OCLCONV_METHOD_SEPARABLE, OCLCONV_METHOD_BUFFER};
-    static const oclconv_method gpu_wide_box[] = {OCLCONV_METHOD_BOX, OCLCONV_METHOD_SEPARABLE,
-                                                  OCLCONV_METHOD_BUFFER};
+    static const oclconv_method order[] = {OCLCONV_METHOD_BOX, OCLCONV_METHOD_SEPARABLE,
+                                           OCLCONV_METHOD_BUFFER};
     const oclconv_filter *f = job->filter;
-    int wide = f->width > 31 || f->height > 31;
-    const oclconv_method *order = is_cpu(ctx) ? cpu : wide ? gpu_wide_box : gpu;
-    size_t n = is_cpu(ctx) ? 3 : wide ? 3 : 2;
-    for (size_t i = 0; i < n; i++) {
+    int box_pays = is_cpu(ctx) || f->width > 31 || f->height > 31;
+    for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
         job->method = order[i];
+        if (order[i] == OCLCONV_METHOD_BOX && !box_pays)
+            continue;
         if (check_method(ctx, job) == OCLCONV_OK) {
             oclconv__clear_error(ctx);
             return OCLCONV_OK;

@@ -184,19 +184,6 @@ oclconv_status oclconv__io_end(oclconv_context *ctx, const oclconv__job *job, oc
     return status;
 }
 
-oclconv_status oclconv__weights_buffer(oclconv_context *ctx, const void *w, size_t bytes,
-                                       cl_mem *out)
-{
-    cl_int err;
-    *out = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes,
-                          (void *)(uintptr_t)w, &err);
-    if (err != CL_SUCCESS) {
-        *out = NULL;
-        return oclconv__cl_fail(ctx, err, "clCreateBuffer (weights)");
-    }
-    return OCLCONV_OK;
-}
-
 oclconv_status oclconv__upload_weights(oclconv_context *ctx, const oclconv__job *job,
                                        const double *w, size_t n, cl_mem *out)
 {
@@ -210,9 +197,14 @@ oclconv_status oclconv__upload_weights(oclconv_context *ctx, const oclconv__job 
         else
             ((float *)buf)[i] = (float)w[i];
     }
-    oclconv_status s = oclconv__weights_buffer(ctx, buf, n * size, out);
+    cl_int err;
+    *out = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * size, buf, &err);
     free(buf);
-    return s;
+    if (err != CL_SUCCESS) {
+        *out = NULL;
+        return oclconv__cl_fail(ctx, err, "clCreateBuffer (weights)");
+    }
+    return OCLCONV_OK;
 }
 
 oclconv_status oclconv__run_2d(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
