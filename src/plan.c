@@ -181,10 +181,11 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
     }
 }
 
-/* AUTO: the first path of the device's preference list that can run the
-^ * job, from one order: running sums, separable passes, direct.  On CPUs: running sums for boxes, fused passes for separable
- * filters, the vectorised buffer kernel for the rest (the image path's
- * sampler is emulated there and far slower).  On GPUs, measured on NVIDIA's
+/* AUTO: the first path that can run the job, in one order: running sums,
+ * separable passes, the buffer kernel.  On CPUs: running sums for boxes,
+ * fused passes for separable filters, the vectorised buffer kernel for the
+ * rest (the image path's sampler is emulated there and far slower).  On
+ * GPUs, measured on NVIDIA's
  * OpenCL: the two-pass separable kernel beats running sums for boxes up to
  * radius 15 (their sequential walks leave most lanes idle), and the buffer
  * kernel's cached global loads beat both local-memory tiles and the
