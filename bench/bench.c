@@ -5,10 +5,11 @@
  *   make bench               build and run the full bench (about 4 minutes on 2 CPU cores)
  *   make bench QUICK=1       or `make bench-quick`: 1920x1080 images, 6 of the 15 cases,
  *                            fewer runs (under a minute)
- *   build/bench/bench [--quick] [--commit ID] [--verbose]
+ *   build/bench/bench [--quick] [--size WxH]... [--commit ID] [--verbose]
  *   OCLCONV_DEVICE=gpu make bench      the device, as everywhere (oclconv_create(NULL))
  *
- * For u8 gray, RGBA8 and f32 gray images of 3840x2160 with the CLAMP border
+ * For u8 gray, RGBA8 and f32 gray images of 3840x2160 (and 7680x4320 on
+ * devices that are not CPUs) with the CLAMP border
  * it times Gaussian (sigma = r/3), random 2-D, random separable and box
  * filters of several radii through every path the library names (BUFFER,
  * IMAGE, TILED, SEPARABLE, ...) and through AUTO: end to end (wall clock
@@ -108,7 +109,11 @@ static size_t image_bytes(const oclconv_image *img)
            type_size(img->type);
 }
 
-/* A packed image in page-aligned memory, zeroed. */
+/* Set on devices with memory of their own: images then live in memory
+ * from oclconv_host_alloc(), which such a device reaches by DMA. */
+static oclconv_context *host_ctx;
+
+/* A packed image in page-aligned (or the device's pinned) memory, zeroed. */
 static int image_alloc(oclconv_image *img, int width, int height, int channels,
                        oclconv_type type)
 {
@@ -118,7 +123,8 @@ static int image_alloc(oclconv_image *img, int width, int height, int channels,
     img->channels = channels;
     img->type = type;
     size_t bytes = image_bytes(img);
-    if (posix_memalign(&img->data, 4096, bytes) != 0) {
+    if (host_ctx ? oclconv_host_alloc(host_ctx, bytes, &img->data) != OCLCONV_OK
+                 : posix_memalign(&img->data, 4096, bytes) != 0) {
         img->data = NULL;
         return -1;
     }
@@ -128,7 +134,10 @@ static int image_alloc(oclconv_image *img, int width, int height, int channels,
 
 static void image_free(oclconv_image *img)
 {
-    free(img->data);
+    if (host_ctx)
+        oclconv_host_free(host_ctx, img->data);
+    else
+        free(img->data);
     img->data = NULL;
 }
 
@@ -1005,6 +1014,8 @@ typedef struct {
     cell box_lo, box_hi, gauss_lo, gauss_hi;
 } format_summary;
 
+#define MAX_SIZES 4
+
 typedef struct {
     const settings *S;
     oclconv_context *ctx;
@@ -1259,14 +1270,66 @@ static void print_cold(const cold_result cold[2])
     }
 }
 
+/* Every format and case at one image size, then the summary for it. */
+static int run_size(bench *b, const settings *S, int quick)
+{
+    b->S = S;
+    memset(&b->total, 0, sizeof b->total);
+    b->total.min_ratio = INFINITY;
+    printf("\nimages:   %dx%d, CLAMP border (OpenCV BORDER_REPLICATE); Gaussian sigma = r/3\n",
+           S->width, S->height);
+    if (quick)
+        printf("QUICK:    %dx%d instead of 3840x2160, %d of the 15 cases a format, at most %d "
+               "timed runs a cell\n",
+               S->width, S->height, b->ncases, S->runs);
+    fflush(stdout);
+    format_summary sums[FORMAT_COUNT];
+    memset(sums, 0, sizeof sums);
+    for (int fi = 0; fi < FORMAT_COUNT; fi++)
+        if (run_format(b, &formats[fi], &sums[fi]) != 0)
+            return 1;
+
+    printf("\n== Summary, %dx%d ==\n", S->width, S->height);
+    if (b->total.count > 0)
+        printf("auto/OpenCV, end to end: geometric mean %.2fx over %d cases%s (target: 1.5x)\n"
+               "                         minimum %.2fx (%s)\n",
+               exp(b->total.log_sum / b->total.count), b->total.count,
+               b->total.estimated ? " (~: some estimated)" : "", b->total.min_ratio,
+               b->total.min_where);
+    else
+        printf("auto/OpenCV: n/a (OpenCV not built in)\n");
+    for (int fi = 0; fi < FORMAT_COUNT; fi++) {
+        printf("%s, AUTO's time ratios:\n", formats[fi].name);
+        print_ratio_pair("box r31 / box r1 (target: about 1)", &sums[fi].box_lo,
+                         &sums[fi].box_hi, 0);
+        const format_summary *fs = &sums[fi];
+        int rl = 0, rh = 0;
+        for (int i = 0; i < b->ncases; i++)
+            if (b->cases[i].c.k == GAUSS) {
+                if (!rl)
+                    rl = b->cases[i].c.r;
+                rh = b->cases[i].c.r;
+            }
+        if (rh > rl) {
+            char what[64];
+            snprintf(what, sizeof what, "gauss r%d / gauss r%d", rh, rl);
+            print_ratio_pair(what, &fs->gauss_lo, &fs->gauss_hi, (double)rh / rl);
+        }
+    }
+    return 0;
+}
+
 /* ====== Main ============================================================ */
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: bench [--quick] [--commit ID] [--verbose]\n"
+    fprintf(f, "usage: bench [--quick] [--size WxH]... [--commit ID] [--verbose]\n"
                "  --quick      1920x1080 images, 6 of the 15 cases a format, at most 3 runs a "
                "cell\n"
                "  --commit ID  the commit to print (make bench passes git rev-parse --short "
                "HEAD)\n"
+               "  --size WxH   the image size (may repeat); default 3840x2160, and 7680x4320 "
+               "too on devices\n"
+               "               that are not CPUs\n"
                "  --verbose    each probe's time and prediction on stderr\n"
                "The device is oclconv_create(NULL)'s: set OCLCONV_DEVICE to choose another.\n");
 }
@@ -1275,7 +1338,7 @@ int main(int argc, char **argv)
 {
     bench_start = now();
     const char *commit = "unknown";
-    int quick = 0;
+    int quick = 0, sizes[MAX_SIZES][2], nsizes = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--cold") == 0 && i + 1 < argc)
             return cold_child(argv[i + 1]);
@@ -1283,6 +1346,15 @@ int main(int argc, char **argv)
             quick = 1;
         else if (strcmp(argv[i], "--verbose") == 0)
             verbose = 1;
+        else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc && nsizes < MAX_SIZES) {
+            char end = 0;
+            if (sscanf(argv[++i], "%dx%d%c", &sizes[nsizes][0], &sizes[nsizes][1], &end) != 2 ||
+                sizes[nsizes][0] < 64 || sizes[nsizes][1] < 64) {
+                fprintf(stderr, "bench: --size wants WxH, each at least 64: %s\n", argv[i]);
+                return 2;
+            }
+            nsizes++;
+        }
         else if (strcmp(argv[i], "--commit") == 0 && i + 1 < argc)
             commit = *argv[++i] ? argv[i] : "unknown";
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -1336,6 +1408,15 @@ int main(int argc, char **argv)
         return 1;
     }
     print_device(b.ctx);
+    cl_bool unified = CL_TRUE;
+    clGetDeviceInfo(oclconv_cl_device(b.ctx), CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified,
+                    &unified, NULL);
+    if (!unified)
+        host_ctx = b.ctx;
+    printf("host:     %s\n", host_ctx ? "images in pinned memory from oclconv_host_alloc(); e2e "
+                                         "includes both DMA transfers"
+                                       : "images in ordinary memory, which the device shares "
+                                         "(zero-copy)");
 #ifdef OCLCONV_BENCH_OPENCV
     printf("peer:     %s, on this machine's CPU\n", ocvpeer_describe());
 #else
@@ -1348,57 +1429,36 @@ int main(int argc, char **argv)
                b.flops / 1e9);
     else
         printf("fp32:     not measured; the roofline is the copy rate alone\n");
-    printf("images:   %dx%d, CLAMP border (OpenCV BORDER_REPLICATE); Gaussian sigma = r/3\n",
-           S->width, S->height);
-    if (quick)
-        printf("QUICK:    %dx%d instead of 3840x2160, %d of the 15 cases a format, at most %d "
-               "timed runs a cell\n",
-               S->width, S->height, b.ncases, S->runs);
     const char *env_method = getenv("OCLCONV_METHOD");
     if (env_method && *env_method)
         printf("note:     OCLCONV_METHOD=%s is set: the auto column runs that path\n", env_method);
-    fflush(stdout);
-
     b.cases = calloc((size_t)b.ncases, sizeof *b.cases);
     if (!b.cases)
         return 1;
     for (int i = 0; i < b.ncases; i++)
         if (case_make(&cases[i], &b.cases[i]) != 0)
             return 1;
-    format_summary sums[FORMAT_COUNT];
-    memset(sums, 0, sizeof sums);
-    for (int fi = 0; fi < FORMAT_COUNT; fi++)
-        if (run_format(&b, &formats[fi], &sums[fi]) != 0)
-            return 1;
-
-    print_legend(S);
-    printf("\n== Summary ==\n");
-    if (b.total.count > 0)
-        printf("auto/OpenCV, end to end: geometric mean %.2fx over %d cases%s (target: 1.5x)\n"
-               "                         minimum %.2fx (%s)\n",
-               exp(b.total.log_sum / b.total.count), b.total.count,
-               b.total.estimated ? " (~: some estimated)" : "", b.total.min_ratio,
-               b.total.min_where);
-    else
-        printf("auto/OpenCV: n/a (OpenCV not built in)\n");
-    for (int fi = 0; fi < FORMAT_COUNT; fi++) {
-        printf("%s, AUTO's time ratios:\n", formats[fi].name);
-        print_ratio_pair("box r31 / box r1 (target: about 1)", &sums[fi].box_lo,
-                         &sums[fi].box_hi, 0);
-        const format_summary *fs = &sums[fi];
-        int rl = 0, rh = 0;
-        for (int i = 0; i < b.ncases; i++)
-            if (b.cases[i].c.k == GAUSS) {
-                if (!rl)
-                    rl = b.cases[i].c.r;
-                rh = b.cases[i].c.r;
-            }
-        if (rh > rl) {
-            char what[64];
-            snprintf(what, sizeof what, "gauss r%d / gauss r%d", rh, rl);
-            print_ratio_pair(what, &fs->gauss_lo, &fs->gauss_hi, (double)rh / rl);
+    /* The sizes: --size, else the settings' own, and 8K on devices that are
+     * not CPUs (where 4K images take a fraction of a millisecond). */
+    if (nsizes == 0) {
+        sizes[nsizes][0] = S->width;
+        sizes[nsizes++][1] = S->height;
+        cl_device_type type = 0;
+        clGetDeviceInfo(oclconv_cl_device(b.ctx), CL_DEVICE_TYPE, sizeof type, &type, NULL);
+        if (!quick && !(type & CL_DEVICE_TYPE_CPU)) {
+            sizes[nsizes][0] = 7680;
+            sizes[nsizes++][1] = 4320;
         }
     }
+    for (int i = 0; i < nsizes; i++) {
+        settings at_size = *S;
+        at_size.width = sizes[i][0];
+        at_size.height = sizes[i][1];
+        if (run_size(&b, &at_size, quick) != 0)
+            return 1;
+    }
+    print_legend(S);
+    printf("\n");
     print_cold(cold);
     double total_s = now() - bench_start;
     printf("bench time: %.0f s%s\n", total_s,

@@ -1,12 +1,12 @@
 /*
  * Box filters by running sums, so the cost does not grow with the radius.
- * box_rows: one work-item slides a window along one row, all channels of a
- * pixel at once, adding the pixel that enters and subtracting the one that
- * leaves, into a
- * sum_t scratch image with rows `pitch` values apart.  box_cols: one
- * work-item slides VEC values wide down a band of BAND rows.  Integer
- * sources sum in uint, exactly; float sources in double (or float without
- * fp64), restarting every band so rounding cannot drift far.  Outside taps
+ * box_rows: one work-item slides a window along a segment of a row, all
+ * channels of a pixel at once, adding the pixel that enters and subtracting
+ * the one that leaves, into a sum_t scratch image with rows `pitch` values
+ * apart.  box_cols: one work-item slides VEC values wide down a band of
+ * BAND rows.  Integer sources sum in uint, exactly; float sources in
+ * double (or float without fp64), restarting every segment and band so
+ * rounding cannot drift far.  Outside taps
  * of ZERO / CONSTANT / NORMALIZE add nothing; the last two are corrected
  * from the count of in-image taps, cx * cy, at the end.
  * Expects -DSUM_INT, -DBAND besides common.cl's macros.
@@ -39,14 +39,9 @@ typedef CAT(SUM_NAME, VEC) sumv_t;
 #define SUM_TO_ACC_V(s) CAT(convert_, CAT(ACC_NAME, VEC))(s)
 #endif
 
-/* Integer sums run the whole row exactly; float sums start afresh every
- * SEGMENT values so rounding cannot drift far. */
-#if SUM_INT
-#define SEGMENT width
-#else
-#define SEGMENT 256
-#endif
-
+/* box_rows: a work-item slides along SEGMENT pixels of a row (starting
+ * afresh there, so float sums cannot drift far either). */
+#define SEGMENT 32
 /* One step of the window s along a row `in`, anywhere: the taps go
  * through border_index. */
 #define SLIDE_PX(x)                                                               \
@@ -58,37 +53,35 @@ typedef CAT(SUM_NAME, VEC) sumv_t;
             s -= LOAD_PX(in + leave * CN);                                        \
     } while (0)
 
-/* One work-item a row, all CN channels of a pixel at once. */
+/* One work-item a segment of a row, all CN channels of a pixel at once. */
 __kernel void box_rows(__global const src_t *src, __global sum_t *tmp, int width, int height,
                        int pitch)
 {
-    int y = get_global_id(1);
-    if (get_global_id(0) != 0 || y >= height)
+    int x0 = get_global_id(0) * SEGMENT, y = get_global_id(1);
+    if (x0 >= width || y >= height)
         return;
     __global const src_t *in = src + (size_t)y * width * CN;
     __global sum_t *out = tmp + (size_t)y * pitch;
-    for (int x0 = 0; x0 < width; x0 += SEGMENT) {
-        int x1 = min(x0 + SEGMENT, width), x = x0 + 1;
-        px_t s = 0;
-        for (int i = -RX; i <= RX; i++) {
-            int sx = border_index(x0 + i, width);
-            if (sx >= 0)
-                s += LOAD_PX(in + sx * CN);
-        }
-        STORE_PX(s, out + x0 * CN);
-        for (; x < x1 && x - RX - 1 < 0; x++) {
-            SLIDE_PX(x);
-            STORE_PX(s, out + x * CN);
-        }
-        /* The middle of the row: both taps inside, no checks. */
-        for (int end = min(x1, width - RX); x < end; x++) {
-            s += LOAD_PX(in + (x + RX) * CN) - LOAD_PX(in + (x - RX - 1) * CN);
-            STORE_PX(s, out + x * CN);
-        }
-        for (; x < x1; x++) {
-            SLIDE_PX(x);
-            STORE_PX(s, out + x * CN);
-        }
+    int x1 = min(x0 + SEGMENT, width), x = x0 + 1;
+    px_t s = 0;
+    for (int i = -RX; i <= RX; i++) {
+        int sx = border_index(x0 + i, width);
+        if (sx >= 0)
+            s += LOAD_PX(in + sx * CN);
+    }
+    STORE_PX(s, out + x0 * CN);
+    for (; x < x1 && x - RX - 1 < 0; x++) {
+        SLIDE_PX(x);
+        STORE_PX(s, out + x * CN);
+    }
+    /* The middle of the row: both taps inside, no checks. */
+    for (int end = min(x1, width - RX); x < end; x++) {
+        s += LOAD_PX(in + (x + RX) * CN) - LOAD_PX(in + (x - RX - 1) * CN);
+        STORE_PX(s, out + x * CN);
+    }
+    for (; x < x1; x++) {
+        SLIDE_PX(x);
+        STORE_PX(s, out + x * CN);
     }
 }
 

@@ -6,7 +6,12 @@
  *    that along y into the destination (GPUs: wide and shallow work);
  *  - separable_fused does both for a band of BAND rows, keeping the row
  *    pass of the BAND + 2 RY rows it needs in private memory, so nothing
- *    goes through scratch (CPUs: caches instead of memory traffic).
+ *    goes through scratch (CPUs: caches instead of memory traffic);
+ *  - separable_tile does both for a tile of TILE_W * VEC values by
+ *    TILE_H * PY rows: the work-group's row pass of those rows and RY more
+ *    above and below goes to local memory, then each work-item slides down
+ *    PY rows of it, every value loaded once (GPUs: one read of the source
+ *    and one write of the destination).
  * NORMALIZE rescales in each pass: the in-image part of the filter is a
  * rectangle.  Both ways add in the same order and give the same values.
  */
@@ -40,6 +45,48 @@ inline accv_t row_pass(__global const src_t *in, int width, int v0, WEIGHTS row,
     }
     return LOAD_ACC_V(lanes);
 }
+
+/* The same from a window of whole pixels (VEC a multiple of CN, CN not 3),
+ * each source pixel loaded and converted once and added to every output
+ * pixel it belongs to, in the same order of additions (GPUs: there loads
+ * and conversions, not multiply-adds, limit the plain form). */
+#if VEC % CN == 0 && CN != 3
+#define WINDOW_ROW_PASS 1
+#define OUT_PX (VEC / CN)
+#if CN == 1
+typedef acc_t accpx_t;
+#define LOAD_PX_ACC(p) SRC_TO_ACC(, (p)[0])
+#define STORE_PX_ACC(v, p) ((p)[0] = (v))
+#else
+typedef CAT(ACC_NAME, CN) accpx_t;
+#define LOAD_PX_ACC(p) SRC_TO_ACC(CN, CAT(vload, CN)(0, p))
+#define STORE_PX_ACC(v, p) CAT(vstore, CN)(v, 0, p)
+#endif
+inline accv_t row_pass_window(__global const src_t *in, int width, int v0, WEIGHTS row,
+                              acc_t border_value, acc_t row_sum)
+{
+    if (v0 < RX * CN || v0 + VEC + RX * CN > width * CN)
+        return row_pass(in, width, v0, row, border_value, row_sum);
+    __global const src_t *p = in + v0 - RX * CN;
+    accpx_t sum[OUT_PX];
+    for (int k = 0; k < OUT_PX; k++)
+        sum[k] = 0;
+#pragma unroll
+    for (int m = 0; m < OUT_PX + 2 * RX; m++) {
+        accpx_t v = LOAD_PX_ACC(p + m * CN);
+#pragma unroll
+        for (int k = 0; k < OUT_PX; k++)
+            if (m - k >= 0 && m - k < FW)
+                sum[k] += row[m - k] * v;
+    }
+    acc_t lanes[VEC];
+    for (int k = 0; k < OUT_PX; k++)
+        STORE_PX_ACC(sum[k], lanes + k * CN);
+    return LOAD_ACC_V(lanes);
+}
+#else
+#define row_pass_window row_pass
+#endif
 
 /* The column pass's end: NORMALIZE, scale, delta, store the VEC values
  * from v0 that lie in the row. */
@@ -119,6 +166,52 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
                 win += col[j];
         }
         store_result(sum, win, col_sum, scale, delta, dst + (size_t)(y0 + k) * rowlen + v0,
+                     rowlen - v0);
+    }
+}
+#endif
+
+#ifdef TILE_W
+#define TILE_ROWS (TILE_H * PY + 2 * RY)
+__kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1)))
+void separable_tile(__global const src_t *src, __global dst_t *dst, int width, int height,
+                    WEIGHTS row, WEIGHTS col, acc_t border_value, acc_t row_sum,
+                    acc_t outside_row, acc_t scale, acc_t delta, acc_t col_sum)
+{
+    __local accv_t hor[TILE_ROWS * TILE_W];
+    int lx = get_local_id(0), ly = get_local_id(1), rowlen = width * CN;
+    int v0 = (int)get_global_id(0) * VEC, y0 = (int)get_group_id(1) * TILE_H * PY;
+    for (int t = ly; t < TILE_ROWS; t += TILE_H) {
+        int sy = border_index(y0 - RY + t, height);
+        hor[t * TILE_W + lx] = sy >= 0 ? row_pass_window(src + (size_t)sy * rowlen, width, v0,
+                                                         row, border_value, row_sum)
+                                       : (accv_t)outside_row;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int r0 = ly * PY;
+    if (v0 >= rowlen || y0 + r0 >= height)
+        return;
+    /* Output row r0 + k takes tile rows r0 + k .. r0 + k + 2 RY: each tile
+     * row is loaded once and added to the outputs it belongs to. */
+    accv_t sum[PY];
+    for (int k = 0; k < PY; k++)
+        sum[k] = 0;
+#pragma unroll
+    for (int t = 0; t < PY + 2 * RY; t++) {
+        accv_t h = hor[(r0 + t) * TILE_W + lx];
+#pragma unroll
+        for (int k = 0; k < PY; k++)
+            if (t - k >= 0 && t - k < FH)
+                sum[k] += col[t - k] * h;
+    }
+    for (int k = 0; k < PY && y0 + r0 + k < height; k++) {
+        int y = y0 + r0 + k;
+        acc_t win = 0;
+        if (BORDER == BORDER_NORMALIZE)
+            for (int j = 0; j < FH; j++)
+                if (border_index(y + j - RY, height) >= 0)
+                    win += col[j];
+        store_result(sum[k], win, col_sum, scale, delta, dst + (size_t)y * rowlen + v0,
                      rowlen - v0);
     }
 }

@@ -116,7 +116,10 @@ typedef enum {
  * filter; forcing a path that cannot run the job (the device lacks what it
  * needs, or the filter is not of its kind) is OCLCONV_E_UNSUPPORTED.
  * The environment variable OCLCONV_METHOD (auto, buffer, image, tiled,
- * separable, box) overrides AUTO in options that leave the method at AUTO. */
+ * separable, box) overrides AUTO in options that leave the method at AUTO.
+ * Kernel shapes (vector widths, fused bands or local-memory tiles) follow
+ * the device type; OCLCONV_TUNE=cpu or gpu plans them as for that kind of
+ * device instead (any other value is OCLCONV_E_INVALID_ARG). */
 typedef enum {
     OCLCONV_METHOD_AUTO,
     OCLCONV_METHOD_BUFFER,    /* global memory, several values a work-item */
@@ -312,6 +315,23 @@ OCLCONV_API void oclconv_filter_destroy(oclconv_filter *f);
 OCLCONV_API oclconv_status oclconv_apply(oclconv_context *ctx, const oclconv_image *src,
                                          oclconv_image *dst, const oclconv_filter *f,
                                          const oclconv_options *opt);
+
+/* ====== Host memory the device reaches fastest ======================== */
+/*! oclconv_host_alloc() :
+ *  `bytes` of host memory that the context's device transfers at full
+ *  speed: page-locked (pinned) memory where the driver offers it, so that
+ *  images in it travel to and from a discrete GPU by DMA without a staging
+ *  copy.  Use it for oclconv_image data like any other memory; release it
+ *  with oclconv_host_free() on the same context, before
+ *  oclconv_destroy() (which frees what is left).
+ *  @return OCLCONV_OK with *out set; OCLCONV_E_INVALID_ARG for NULL
+ *          arguments or 0 bytes; OCLCONV_E_NOMEM when it cannot be had. */
+OCLCONV_API oclconv_status oclconv_host_alloc(oclconv_context *ctx, size_t bytes, void **out);
+/*! oclconv_host_free() :
+ *  Releases memory from oclconv_host_alloc() on this context; NULL does
+ *  nothing.  @return OCLCONV_OK, or OCLCONV_E_INVALID_ARG for a pointer
+ *  this context did not allocate (nothing is freed). */
+OCLCONV_API oclconv_status oclconv_host_free(oclconv_context *ctx, void *p);
 
 /* ====== Device-resident images ======================================= */
 /* An image the application already holds in an OpenCL buffer of the

@@ -155,6 +155,7 @@ void oclconv_destroy(oclconv_context *ctx)
     if (!ctx)
         return;
     oclconv__program_cache_free(ctx->programs);
+    oclconv__host_free_all(ctx);
     for (int i = 0; i < OCLCONV_SCRATCH_SLOTS; i++)
         if (ctx->scratch[i])
             clReleaseMemObject(ctx->scratch[i]);

@@ -67,6 +67,7 @@ struct oclconv_context {
     double last_kernel_seconds;
     cl_mem scratch[OCLCONV_SCRATCH_SLOTS]; /* device buffers reused between calls */
     size_t scratch_size[OCLCONV_SCRATCH_SLOTS];
+    struct oclconv__host_block *host_blocks; /* oclconv_host_alloc()'s, a list */
     char *errmsg;
     size_t errmsg_cap;
 };
@@ -82,6 +83,10 @@ const char *oclconv__cl_error_name(cl_int err);
 void oclconv__clear_error(oclconv_context *ctx);
 /* Appends text to ctx's message (the build log after the headline). */
 void oclconv__append_error(oclconv_context *ctx, const char *text);
+
+/* ---- host_memory.c ------------------------------------------------------ */
+/* Frees every block oclconv_host_alloc() left (oclconv_destroy()). */
+void oclconv__host_free_all(oclconv_context *ctx);
 
 /* ---- device_spec.c ------------------------------------------------------ */
 /* Finds the device a spec names (see oclconv_create()); NULL or "" picks the
@@ -108,10 +113,20 @@ typedef struct {
     int vec;               /* values a work-item computes (buffer, separable, box) */
     int local[2];          /* work-group size; 0 lets the runtime choose */
     int tile[2];           /* tiled: the tile a work-group computes */
+    int cpu_shapes;        /* kernel shapes for a CPU, else for a GPU */
     int band;              /* box, fused separable: rows a work-item goes down */
-    int fused;             /* separable: both passes in one kernel */
+    int fused;             /* separable, box: both passes in one kernel (FUSED_*) */
     int sum_int;           /* box: exact integer sums */
 } oclconv__job;
+
+/* How a two-pass path runs: through a scratch image, or fused down bands
+ * of rows in private memory (CPUs), or over tiles in local memory (GPUs). */
+#define OCLCONV_FUSED_NO 0
+#define OCLCONV_FUSED_BANDS 1
+#define OCLCONV_FUSED_TILES 2
+/* Separable tiles: TILE_W x TILE_H work-items, each VEC values by band rows. */
+#define OCLCONV_TILE_W 32
+#define OCLCONV_TILE_H 8
 
 oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job);
 /* Values in a scratch row: a row's values rounded up to whole vectors. */
@@ -132,7 +147,8 @@ oclconv_status oclconv__get_kernel(oclconv_context *ctx, const char *source, con
                                    const char *options, cl_kernel *out);
 void oclconv__program_cache_free(oclconv__program_cache *cache);
 /* The kernels of a two-pass path in cl/<source>.cl: k[0] = <source>_fused
- * when `fused`, else k[0] = <source>_rows and k[1] = <source>_cols. */
+ * or <source>_tile as `fused` says (OCLCONV_FUSED_*), else k[0] =
+ * <source>_rows and k[1] = <source>_cols. */
 oclconv_status oclconv__pass_kernels(oclconv_context *ctx, const char *source, const char *options,
                                      int fused, cl_kernel k[2]);
 

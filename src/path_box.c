@@ -50,9 +50,9 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
         s = oclconv__args(ctx, cols, 0, 9, sizeof tmp, &tmp, sizeof io->out, &io->out,
                           sizeof width, &width, sizeof height, &height, sizeof pitch_arg,
                           &pitch_arg, a, &weight, a, &bv, a, &scale, a, &delta);
+    /* A work-item a segment of 32 pixels (cl/box.cl's SEGMENT). */
     if (s == OCLCONV_OK)
-        s = oclconv__run_2d_local(ctx, rows, 1, (size_t)height, job->local[1] ? 1 : 0,
-                                  (size_t)job->local[1]); /* a column of work-items */
+        s = oclconv__run_2d(ctx, job, rows, ((size_t)width + 31) / 32, (size_t)height);
     if (s == OCLCONV_OK)
         s = oclconv__run_2d(ctx, job, cols, pitch / v, bands);
     return s;

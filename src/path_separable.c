@@ -1,4 +1,4 @@
-/* The separable path (cl/separable.cl): a row pass into scratch, then a column pass. */
+/* The separable path (cl/separable.cl): a row pass, then a column pass, fused or through scratch. */
 #include "internal.h"
 
 #include <stdio.h>
@@ -18,10 +18,12 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
 {
     char options[512];
     oclconv__common_options(ctx, job, options, sizeof options);
-    if (job->fused) {
-        size_t used = strlen(options);
+    size_t used = strlen(options);
+    if (job->fused == OCLCONV_FUSED_BANDS)
         snprintf(options + used, sizeof options - used, " -DBAND=%d", job->band);
-    }
+    else if (job->fused == OCLCONV_FUSED_TILES)
+        snprintf(options + used, sizeof options - used, " -DTILE_W=%d -DTILE_H=%d -DPY=%d",
+                 job->local[0], job->local[1], job->band);
     cl_kernel k[2];
     oclconv_status s = oclconv__pass_kernels(ctx, "separable", options, job->fused, k);
     if (s != OCLCONV_OK)
@@ -60,6 +62,8 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
                               sizeof width, &width, sizeof height, &height, sizeof row_w, &row_w,
                               sizeof col_w, &col_w, a, &bv_acc, a, &row_sum_acc, a, &outside_row,
                               a, &scale, a, &delta, a, &col_sum_acc);
+        /* A work-item goes down `band` rows; the global size rounded up
+         * to whole work-groups makes whole tiles. */
         if (s == OCLCONV_OK)
             s = oclconv__run_2d(ctx, job, fused, groups_x,
                                 ((size_t)height + (size_t)job->band - 1) / (size_t)job->band);

@@ -99,9 +99,19 @@ static int parse_method(const char *s, oclconv_method *out)
     return 0;
 }
 
-static int is_cpu(const oclconv_context *ctx)
+/* Kernel shapes for a CPU or a GPU: the device's type, unless OCLCONV_TUNE
+ * says "cpu" or "gpu" (the tests run the GPU shapes on PoCL this way). */
+static oclconv_status device_class(oclconv_context *ctx, int *cpu)
 {
-    return (ctx->facts.type & CL_DEVICE_TYPE_CPU) != 0;
+    const char *tune = getenv("OCLCONV_TUNE");
+    *cpu = (ctx->facts.type & CL_DEVICE_TYPE_CPU) != 0;
+    if (!tune || !*tune)
+        return OCLCONV_OK;
+    if (strcmp(tune, "cpu") == 0 || strcmp(tune, "gpu") == 0) {
+        *cpu = tune[0] == 'c';
+        return OCLCONV_OK;
+    }
+    return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG, "OCLCONV_TUNE=%s is not cpu or gpu", tune);
 }
 
 /* Whether the separable path gives the contract's answer for this job: the
@@ -195,7 +205,7 @@ static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
     static const oclconv_method order[] = {OCLCONV_METHOD_BOX, OCLCONV_METHOD_SEPARABLE,
                                            OCLCONV_METHOD_BUFFER};
     const oclconv_filter *f = job->filter;
-    int box_pays = is_cpu(ctx) || f->width > 31 || f->height > 31;
+    int box_pays = job->cpu_shapes || f->width > 31 || f->height > 31;
     for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
         job->method = order[i];
         if (order[i] == OCLCONV_METHOD_BOX && !box_pays)
@@ -208,6 +218,29 @@ static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
     return OCLCONV_E_INVALID_ARG; /* not reached: the buffer path runs anything */
 }
 
+/* GPUs: separable passes fused over tiles of OCLCONV_TILE_W x OCLCONV_TILE_H
+ * work-items, each going down `band` rows, the tile's row pass in local
+ * memory.  The most rows that fit (fewer halo rows to recompute), at most
+ * 8; else two passes through scratch. */
+static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
+{
+    size_t items = OCLCONV_TILE_W * OCLCONV_TILE_H;
+    if (items > ctx->facts.max_work_group || OCLCONV_TILE_W > ctx->facts.max_work_item[0] ||
+        OCLCONV_TILE_H > ctx->facts.max_work_item[1])
+        return;
+    size_t row_bytes = (size_t)OCLCONV_TILE_W * (size_t)job->vec * oclconv__acc_size(job);
+    for (int band = 8; band >= 1; band /= 2) {
+        size_t rows = (size_t)OCLCONV_TILE_H * (size_t)band + 2 * (size_t)(job->filter->height / 2);
+        if (rows * row_bytes + 1024 <= ctx->facts.local_mem) {
+            job->fused = OCLCONV_FUSED_TILES;
+            job->band = band;
+            job->local[0] = OCLCONV_TILE_W;
+            job->local[1] = OCLCONV_TILE_H;
+            return;
+        }
+    }
+}
+
 oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
 {
     oclconv_method m = job->opt.method;
@@ -216,15 +249,17 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
         return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG,
                              "OCLCONV_METHOD=%s is not one of auto, buffer, image, tiled, "
                              "separable, box", env);
-    const oclconv_filter *f = job->filter;
+    oclconv_status s = device_class(ctx, &job->cpu_shapes);
+    if (s != OCLCONV_OK)
+        return s;
+    int cpu = job->cpu_shapes;
     /* CPUs want one wide vector of values a work-item and the runtime's
      * own work-group sizes; GPUs a few values a lane in 2-D groups. */
-    job->vec = is_cpu(ctx) ? 16 : 4;
-    job->local[0] = is_cpu(ctx) ? 4 : 16;
+    job->vec = cpu ? 16 : 4;
+    job->local[0] = cpu ? 4 : 16;
     job->local[1] = 16;
-    job->band = is_cpu(ctx) ? 64 : 32;
+    job->band = cpu ? 64 : 32;
     job->sum_int = job->src->type != OCLCONV_F32;
-    oclconv_status s;
     if (m == OCLCONV_METHOD_AUTO) {
         s = choose_auto(ctx, job);
     } else {
@@ -234,9 +269,15 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
     if (s != OCLCONV_OK)
         return s;
     job->acc_double = decide_double(ctx, job);
-    /* On CPUs a band's row pass stays in cache and the scratch image goes;
-     * its private buffer grows with the column radius, so only up to 32. */
-    job->fused = is_cpu(ctx) && (job->method == OCLCONV_METHOD_BOX || f->height <= 65);
+    job->fused = OCLCONV_FUSED_NO;
+    if (cpu) {
+        /* A band's row pass stays in cache and the scratch image goes; its
+         * private buffer grows with the column radius, so only up to 32. */
+        if (job->method == OCLCONV_METHOD_BOX || job->filter->height <= 65)
+            job->fused = OCLCONV_FUSED_BANDS;
+    } else if (job->method == OCLCONV_METHOD_SEPARABLE) {
+        plan_tiles(ctx, job);
+    }
     return OCLCONV_OK;
 }
 
@@ -257,8 +298,8 @@ void oclconv__common_options(oclconv_context *ctx, const oclconv__job *job, char
                           (job->acc_double ? sizeof(double) : sizeof(float));
     snprintf(buf, size,
              "-DSRC_TYPE=%d -DDST_TYPE=%d -DCN=%d -DBORDER=%d -DRX=%d -DRY=%d -DACC_DOUBLE=%d "
-             "-DWEIGHTS_GLOBAL=%d -DVEC=%d",
+             "-DWEIGHTS_GLOBAL=%d -DVEC=%d -DINT_BITS=%d",
              type_id(job->src->type), type_id(job->dst->type), job->src->channels,
              (int)job->opt.border, job->filter->width / 2, job->filter->height / 2,
-             job->acc_double, weight_bytes > ctx->facts.max_constant, job->vec);
+             job->acc_double, weight_bytes > ctx->facts.max_constant, job->vec, !job->cpu_shapes);
 }

@@ -107,6 +107,36 @@ int main(void)
     read_back(q, both, &got, bytes_of(&got));
     check(&src, &got, gauss, NULL, "in place");
 
+    /* Images in oclconv_host_alloc() memory, filtered with oclconv_apply(). */
+    {
+        oclconv_image h = image_random(&rng, 53, 29, 4, OCLCONV_U8, 0);
+        oclconv_image hs = h, hd = h;
+        size_t n = bytes_of(&h);
+        void *leak = NULL;
+        ASSERT_OK(ctx, oclconv_host_alloc(ctx, n, &hs.data));
+        ASSERT_OK(ctx, oclconv_host_alloc(ctx, n, &hd.data));
+        ASSERT_OK(ctx, oclconv_host_alloc(ctx, 100, &leak)); /* left for oclconv_destroy */
+        ASSERT(hs.data && hd.data && hs.data != hd.data);
+        memcpy(hs.data, h.data, n);
+        memset(hd.data, 0xAB, n);
+        ASSERT_OK(ctx, oclconv_apply(ctx, &hs, &hd, gauss, NULL));
+        check(&h, &hd, gauss, NULL, "host_alloc memory");
+        ASSERT_OK(ctx, oclconv_apply(ctx, &hs, &hs, sharpen, NULL)); /* in place */
+        check(&h, &hs, sharpen, NULL, "host_alloc memory, in place");
+        void *p = (void *)&p;
+        ASSERT_STATUS(ctx, oclconv_host_alloc(ctx, 0, &p), OCLCONV_E_INVALID_ARG);
+        ASSERT(p == (void *)&p); /* refused before touching out */
+        ASSERT_STATUS(ctx, oclconv_host_alloc(ctx, 16, NULL), OCLCONV_E_INVALID_ARG);
+        ASSERT_STATUS(NULL, oclconv_host_alloc(NULL, 16, &p), OCLCONV_E_INVALID_ARG);
+        ASSERT_STATUS(ctx, oclconv_host_free(ctx, h.data), OCLCONV_E_INVALID_ARG);
+        ASSERT_CONTAINS(oclconv_errmsg(ctx), "did not come from oclconv_host_alloc");
+        ASSERT_OK(ctx, oclconv_host_free(ctx, NULL));
+        ASSERT_OK(ctx, oclconv_host_free(ctx, hs.data));
+        ASSERT_OK(ctx, oclconv_host_free(ctx, hd.data));
+        ASSERT_STATUS(ctx, oclconv_host_free(ctx, hd.data), OCLCONV_E_INVALID_ARG); /* twice */
+        image_free(&h);
+    }
+
     /* Refusals: nothing enqueued, no event. */
     cl_event done = (cl_event)&done;
     oclconv_cl_image bad = io;

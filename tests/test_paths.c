@@ -288,6 +288,19 @@ int main(void)
         sweep(ctx, methods[m], &rng);
     }
     big_filter(ctx, &rng);
+    /* The paths whose kernels take a CPU or a GPU shape, in the other one. */
+    cl_device_type type = 0;
+    clGetDeviceInfo(oclconv_cl_device(ctx), CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    const char *other = type & CL_DEVICE_TYPE_CPU ? "gpu" : "cpu";
+    printf("OCLCONV_TUNE=%s\n", other);
+    setenv("OCLCONV_TUNE", other, 1);
+    for (size_t m = 0; m < sizeof methods / sizeof *methods; m++) {
+        if (methods[m] == OCLCONV_METHOD_IMAGE || methods[m] == OCLCONV_METHOD_TILED)
+            continue;
+        in_place(ctx, methods[m], &rng);
+        sweep(ctx, methods[m], &rng);
+    }
+    unsetenv("OCLCONV_TUNE");
     printf("programs built: %zu\n", oclconv_programs_built(ctx));
     oclconv_destroy(ctx);
     return test_exit();
