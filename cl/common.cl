@@ -3,7 +3,7 @@
  * VEC values, border index arithmetic and the final scale / delta / convert.
  * Expects -DSRC_TYPE -DDST_TYPE (0 u8, 1 u16, 2 f32), -DCN (1..4),
  * -DBORDER (the oclconv_border value), -DRX -DRY, -DACC_DOUBLE,
- * -DWEIGHTS_GLOBAL, -DVEC (1, 2, 4, 8 or 16) and -DINT_BITS.
+ * -DWEIGHTS_GLOBAL and -DVEC (1, 2, 4, 8 or 16).
  */
 #if ACC_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -43,28 +43,18 @@ typedef DST_NAME dst_t;
 #define TO_DST_V(v) CAT(CAT(CAT(convert_, DST_NAME), VECN), _sat_rte)(v)
 #endif
 
-/* Source values (a vector of n, or a scalar for n empty) to acc_t.  With
- * -DINT_BITS=1 (GPUs, whose int-to-float conversion runs at a fraction of
- * their FMA rate) an integer v < 2^23 becomes float by bits: 2^23 + v has v
- * in its mantissa, and subtracting 2^23 is exact. */
-#if INT_BITS && !ACC_DOUBLE && SRC_TYPE != 2
-#define SRC_TO_ACC(n, v) (CAT(as_float, n)(CAT(convert_uint, n)(v) | 0x4B000000u) - 8388608.0f)
-#else
-#define SRC_TO_ACC(n, v) CAT(convert_, CAT(ACC_NAME, n))(v)
-#endif
-
 /* VEC consecutive values as one vector (VEC 1: a scalar). */
 #if VEC == 1
 #define VECN
 typedef acc_t accv_t;
-#define LOAD_V(p) SRC_TO_ACC(, (p)[0])
+#define LOAD_V(p) ((acc_t)(p)[0])
 #define STORE_V(v, p) ((p)[0] = TO_DST(v))
 #define LOAD_ACC_V(p) ((p)[0])
 #define STORE_ACC_V(v, p) ((p)[0] = (v))
 #else
 #define VECN VEC
 typedef CAT(ACC_NAME, VEC) accv_t;
-#define LOAD_V(p) SRC_TO_ACC(VEC, CAT(vload, VEC)(0, p))
+#define LOAD_V(p) CAT(convert_, CAT(ACC_NAME, VEC))(CAT(vload, VEC)(0, p))
 #define STORE_V(v, p) CAT(vstore, VEC)(TO_DST_V(v), 0, p)
 #define LOAD_ACC_V(p) CAT(vload, VEC)(0, p)
 #define STORE_ACC_V(v, p) CAT(vstore, VEC)(v, 0, p)

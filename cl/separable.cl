@@ -1,6 +1,6 @@
 /*
  * The separable path, w[j][i] = col[j] * row[i], over rows of width * CN
- * values, each work-item VEC consecutive values.  Two ways:
+ * values, each work-item VEC consecutive values.  Three ways:
  *  - separable_rows filters along x into an acc_t scratch image whose rows
  *    are `pitch` values apart (a multiple of VEC), separable_cols filters
  *    that along y into the destination (GPUs: wide and shallow work);
@@ -45,48 +45,6 @@ inline accv_t row_pass(__global const src_t *in, int width, int v0, WEIGHTS row,
     }
     return LOAD_ACC_V(lanes);
 }
-
-/* The same from a window of whole pixels (VEC a multiple of CN, CN not 3),
- * each source pixel loaded and converted once and added to every output
- * pixel it belongs to, in the same order of additions (GPUs: there loads
- * and conversions, not multiply-adds, limit the plain form). */
-#if VEC % CN == 0 && CN != 3
-#define WINDOW_ROW_PASS 1
-#define OUT_PX (VEC / CN)
-#if CN == 1
-typedef acc_t accpx_t;
-#define LOAD_PX_ACC(p) SRC_TO_ACC(, (p)[0])
-#define STORE_PX_ACC(v, p) ((p)[0] = (v))
-#else
-typedef CAT(ACC_NAME, CN) accpx_t;
-#define LOAD_PX_ACC(p) SRC_TO_ACC(CN, CAT(vload, CN)(0, p))
-#define STORE_PX_ACC(v, p) CAT(vstore, CN)(v, 0, p)
-#endif
-inline accv_t row_pass_window(__global const src_t *in, int width, int v0, WEIGHTS row,
-                              acc_t border_value, acc_t row_sum)
-{
-    if (v0 < RX * CN || v0 + VEC + RX * CN > width * CN)
-        return row_pass(in, width, v0, row, border_value, row_sum);
-    __global const src_t *p = in + v0 - RX * CN;
-    accpx_t sum[OUT_PX];
-    for (int k = 0; k < OUT_PX; k++)
-        sum[k] = 0;
-#pragma unroll
-    for (int m = 0; m < OUT_PX + 2 * RX; m++) {
-        accpx_t v = LOAD_PX_ACC(p + m * CN);
-#pragma unroll
-        for (int k = 0; k < OUT_PX; k++)
-            if (m - k >= 0 && m - k < FW)
-                sum[k] += row[m - k] * v;
-    }
-    acc_t lanes[VEC];
-    for (int k = 0; k < OUT_PX; k++)
-        STORE_PX_ACC(sum[k], lanes + k * CN);
-    return LOAD_ACC_V(lanes);
-}
-#else
-#define row_pass_window row_pass
-#endif
 
 /* The column pass's end: NORMALIZE, scale, delta, store the VEC values
  * from v0 that lie in the row. */
@@ -183,8 +141,8 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
     int v0 = (int)get_global_id(0) * VEC, y0 = (int)get_group_id(1) * TILE_H * PY;
     for (int t = ly; t < TILE_ROWS; t += TILE_H) {
         int sy = border_index(y0 - RY + t, height);
-        hor[t * TILE_W + lx] = sy >= 0 ? row_pass_window(src + (size_t)sy * rowlen, width, v0,
-                                                         row, border_value, row_sum)
+        hor[t * TILE_W + lx] = sy >= 0 ? row_pass(src + (size_t)sy * rowlen, width, v0, row,
+                                                  border_value, row_sum)
                                        : (accv_t)outside_row;
     }
     barrier(CLK_LOCAL_MEM_FENCE);

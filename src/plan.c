@@ -298,8 +298,8 @@ void oclconv__common_options(oclconv_context *ctx, const oclconv__job *job, char
                           (job->acc_double ? sizeof(double) : sizeof(float));
     snprintf(buf, size,
              "-DSRC_TYPE=%d -DDST_TYPE=%d -DCN=%d -DBORDER=%d -DRX=%d -DRY=%d -DACC_DOUBLE=%d "
-             "-DWEIGHTS_GLOBAL=%d -DVEC=%d -DINT_BITS=%d",
+             "-DWEIGHTS_GLOBAL=%d -DVEC=%d",
              type_id(job->src->type), type_id(job->dst->type), job->src->channels,
              (int)job->opt.border, job->filter->width / 2, job->filter->height / 2,
-             job->acc_double, weight_bytes > ctx->facts.max_constant, job->vec, !job->cpu_shapes);
+             job->acc_double, weight_bytes > ctx->facts.max_constant, job->vec);
 }
