@@ -9,7 +9,7 @@
  * rounding cannot drift far.  Outside taps
  * of ZERO / CONSTANT / NORMALIZE add nothing; the last two are corrected
  * from the count of in-image taps, cx * cy, at the end.
- * Expects -DSUM_INT, -DBAND besides common.cl's macros.
+ * Expects -DSUM_INT, -DBAND, -DSEGMENT besides common.cl's macros.
  */
 #if SUM_INT
 #define SUM_NAME uint
@@ -41,7 +41,6 @@ typedef CAT(SUM_NAME, VEC) sumv_t;
 
 /* box_rows: a work-item slides along SEGMENT pixels of a row (starting
  * afresh there, so float sums cannot drift far either). */
-#define SEGMENT 32
 /* One step of the window s along a row `in`, anywhere: the taps go
  * through border_index. */
 #define SLIDE_PX(x)                                                               \

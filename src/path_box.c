@@ -10,8 +10,8 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
     char options[512];
     oclconv__common_options(ctx, job, options, sizeof options);
     size_t used = strlen(options);
-    snprintf(options + used, sizeof options - used, " -DSUM_INT=%d -DBAND=%d%s", job->sum_int,
-             job->band, job->fused ? " -DFUSED" : "");
+    snprintf(options + used, sizeof options - used, " -DSUM_INT=%d -DBAND=%d -DSEGMENT=%d%s",
+             job->sum_int, job->band, OCLCONV_BOX_SEGMENT, job->fused ? " -DFUSED" : "");
     const oclconv_filter *f = job->filter;
     size_t pitch = oclconv__vec_pitch(job), v = (size_t)job->vec;
     size_t sum_size = job->sum_int ? sizeof(cl_uint) : oclconv__acc_size(job);
@@ -50,9 +50,10 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
         s = oclconv__args(ctx, cols, 0, 9, sizeof tmp, &tmp, sizeof io->out, &io->out,
                           sizeof width, &width, sizeof height, &height, sizeof pitch_arg,
                           &pitch_arg, a, &weight, a, &bv, a, &scale, a, &delta);
-    /* A work-item a segment of 32 pixels (cl/box.cl's SEGMENT). */
     if (s == OCLCONV_OK)
-        s = oclconv__run_2d(ctx, job, rows, ((size_t)width + 31) / 32, (size_t)height);
+        s = oclconv__run_2d(ctx, job, rows,
+                            ((size_t)width + OCLCONV_BOX_SEGMENT - 1) / OCLCONV_BOX_SEGMENT,
+                            (size_t)height);
     if (s == OCLCONV_OK)
         s = oclconv__run_2d(ctx, job, cols, pitch / v, bands);
     return s;
