@@ -185,6 +185,44 @@ static void worked_example(oclconv_context *ctx, oclconv_method method)
     oclconv_filter_destroy(f);
 }
 
+/* Float values to u8 and u16 through a 1x1 separable filter of weight 1 (a box
+ * too, so every path takes it): halves round
+ * to even, out-of-range values saturate, NaN gives 0 (convert_*_sat_rte),
+ * exactly, where the sweep's tolerance would take either neighbour of a tie.
+ * The box path's running sums would carry a non-finite value into the next
+ * windows, so it gets the finite values only. */
+static void conversions(oclconv_context *ctx, oclconv_method method)
+{
+    static float in[] = {0.5f,   1.5f,    2.5f,      -0.5f,     -0.49f,    0.49f,
+                               254.5f, 255.5f,  253.5f,    300,       -3,        65534.5f,
+                               65535.5f, 1e9f,  -1e9f,     NAN,       INFINITY,  -INFINITY};
+    static const int u8[] = {0, 2, 2, 0, 0, 0, 254, 255, 254, 255, 0, 255, 255, 255, 0, 0, 255, 0};
+    static const int u16[] = {0,     2,     2,     0, 0, 0, 254, 256, 254, 300, 0, 65534,
+                              65535, 65535, 0,     0, 65535, 0};
+    enum { N = sizeof in / sizeof *in };
+    int n = method == OCLCONV_METHOD_BOX ? N - 3 : N;
+    static const float one = 1;
+    oclconv_filter *f;
+    ASSERT_OK(NULL, oclconv_filter_separable(1, &one, 1, &one, &f));
+    oclconv_options opt;
+    oclconv_options_init(&opt);
+    opt.method = method;
+    unsigned char out8[N];
+    unsigned short out16[N];
+    oclconv_image src = {in, n, 1, 1, OCLCONV_F32, 0};
+    oclconv_image d8 = {out8, n, 1, 1, OCLCONV_U8, 0}, d16 = {out16, n, 1, 1, OCLCONV_U16, 0};
+    ASSERT_OK(ctx, oclconv_apply(ctx, &src, &d8, f, &opt));
+    ASSERT_OK(ctx, oclconv_apply(ctx, &src, &d16, f, &opt));
+    for (int i = 0; i < n; i++) {
+        if (out8[i] != u8[i] || out16[i] != u16[i])
+            fprintf(stderr, "%s: %g became u8 %d (want %d), u16 %d (want %d)\n",
+                    oclconv_method_name(method), in[i], out8[i], u8[i], out16[i], u16[i]);
+        ASSERT_EQ(out8[i], u8[i]);
+        ASSERT_EQ(out16[i], u16[i]);
+    }
+    oclconv_filter_destroy(f);
+}
+
 /* src and dst the same memory: the result is as if they were not. */
 static void in_place(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
 {
@@ -283,6 +321,7 @@ int main(void)
     for (size_t m = 0; m < sizeof methods / sizeof *methods; m++) {
         if (methods[m] != OCLCONV_METHOD_BOX) /* the example's filter is no box */
             worked_example(ctx, methods[m]);
+        conversions(ctx, methods[m]);
         in_place(ctx, methods[m], &rng);
         huge_filter(ctx, methods[m], &rng);
         sweep(ctx, methods[m], &rng);
@@ -297,6 +336,7 @@ int main(void)
     for (size_t m = 0; m < sizeof methods / sizeof *methods; m++) {
         if (methods[m] == OCLCONV_METHOD_IMAGE || methods[m] == OCLCONV_METHOD_TILED)
             continue;
+        conversions(ctx, methods[m]);
         in_place(ctx, methods[m], &rng);
         sweep(ctx, methods[m], &rng);
     }
