@@ -13,14 +13,13 @@ borders (oclconv's CLAMP), it times:
            tensors (u8 images are converted to float and back inside the
            timed region, as oclconv converts inside its kernels).
 "kern" is the device time of the operation on data already on the GPU
-(CUDA events, median of the runs after one warm-up); "e2e" adds the copies
+(CUDA events, the fastest of the runs after one warm-up, as bench.c times oclconv); "e2e" adds the copies
 from host memory and back (pageable numpy arrays), as oclconv's e2e does.
 Numbers are MP/s (megapixels a second).  A peer that is not installed, or
 no CUDA device, is skipped with a message.  The filters' weights are the
 bench's kind (seeded random, summing to 1) but not the same numbers.
 """
 import argparse
-import statistics
 import sys
 import time
 
@@ -63,7 +62,7 @@ def host_image(w, h, dtype, cn):
     return rng.random(shape, dtype=np.float32)
 
 
-def median_event_time(op, runs, sync, event, elapsed_ms):
+def fastest_event_time(op, runs, sync, event, elapsed_ms):
     """Median device seconds of op() between two events, after one warm-up."""
     op()
     sync()
@@ -75,10 +74,10 @@ def median_event_time(op, runs, sync, event, elapsed_ms):
         stop.record()
         stop.synchronize()
         times.append(elapsed_ms(start, stop) / 1e3)
-    return statistics.median(times)
+    return min(times)
 
 
-def median_wall_time(op, runs, sync):
+def fastest_wall_time(op, runs, sync):
     op()
     sync()
     times = []
@@ -87,7 +86,7 @@ def median_wall_time(op, runs, sync):
         op()
         sync()
         times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return min(times)
 
 
 # ---- CuPy -------------------------------------------------------------------
@@ -124,9 +123,9 @@ def cupy_peer():
         f = make(kind, r, cn, dtype)
         dev = cp.asarray(host)
         sync = cp.cuda.Device().synchronize
-        kern = median_event_time(lambda: f(dev), runs, sync, cp.cuda.Event,
+        kern = fastest_event_time(lambda: f(dev), runs, sync, cp.cuda.Event,
                                  cp.cuda.get_elapsed_time)
-        e2e = median_wall_time(lambda: cp.asnumpy(f(cp.asarray(host))), max(3, runs // 4), sync)
+        e2e = fastest_wall_time(lambda: cp.asnumpy(f(cp.asarray(host))), max(3, runs // 4), sync)
         return kern, e2e
 
     name = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
@@ -175,9 +174,9 @@ def torch_peer():
         sync = torch.cuda.synchronize
         event = lambda: torch.cuda.Event(enable_timing=True)
         with torch.no_grad():
-            kern = median_event_time(lambda: on_device(src), runs, sync, event,
+            kern = fastest_event_time(lambda: on_device(src), runs, sync, event,
                                      lambda a, b: a.elapsed_time(b))
-            e2e = median_wall_time(
+            e2e = fastest_wall_time(
                 lambda: on_device(torch.from_numpy(host).to(dev)).cpu().numpy(),
                 max(3, runs // 4), sync)
         return kern, e2e

@@ -3,8 +3,7 @@
  * VEC values, border index arithmetic and the final scale / delta / convert.
  * Expects -DSRC_TYPE -DDST_TYPE (0 u8, 1 u16, 2 f32), -DCN (1..4),
  * -DBORDER (the oclconv_border value), -DRX -DRY, -DACC_DOUBLE,
- * -DWEIGHTS_GLOBAL, -DVEC (1, 2, 4, 8 or 16) and -DCPU (1: kernels shaped for
- * a CPU).
+ * -DWEIGHTS_GLOBAL and -DVEC (1, 2, 4, 8 or 16).
  */
 #if ACC_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -35,32 +34,30 @@ typedef DST_NAME dst_t;
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
 
-/* acc_t to dst_t: integers rounded half to even and saturated, NaN to 0
- * (convert_*_sat_rte).  CPU kernels (-DCPU=1) spell that out as a clamp, a
- * rounding by the float's own precision and a plain conversion, four
- * instructions, where CPU OpenCL compilers emulate the saturating, rounding
- * conversion in two dozen; GPUs have it as one instruction. */
+/* acc_t to dst_t: integers rounded half to even and saturated, NaN to 0, as
+ * the OpenCL spec defines convert_*_sat_rte.  Spelled out as a clamp, a
+ * rounding by the float's own precision and a plain conversion: CPU
+ * compilers emulate the built-in in two dozen instructions, and NVIDIA's
+ * turns NaN into 128.  (x + 1.5 * 2^23 - 1.5 * 2^23 rounds x, 0 <= x <
+ * 2^22, half to even; 2^52 for double.) */
 #if DST_TYPE == 2
 #define TO_DST(v) ((float)(v))
 #define TO_DST_V(v) CAT(convert_float, VECN)(v)
-#elif CPU
+#else
 #define DST_MAX (DST_TYPE == 0 ? 255 : 65535)
 #if ACC_DOUBLE
-#define ROUND_MAGIC 0x1.8p52 /* x + 1.5 * 2^52 - 1.5 * 2^52 rounds x half to even */
+#define ROUND_MAGIC 0x1.8p52
 #else
 #define ROUND_MAGIC 0x1.8p23f
 #endif
 #define TO_RANGE(v) (fmin(fmax(v, (acc_t)0), (acc_t)DST_MAX) + ROUND_MAGIC - ROUND_MAGIC)
 #define TO_DST(v) CAT(convert_, DST_NAME)(TO_RANGE(v))
 #define TO_DST_V(v) CAT(CAT(convert_, DST_NAME), VECN)(TO_RANGE(v))
-#else
-#define TO_DST(v) CAT(CAT(convert_, DST_NAME), _sat_rte)(v)
-#define TO_DST_V(v) CAT(CAT(CAT(convert_, DST_NAME), VECN), _sat_rte)(v)
 #endif
 
-/* VEC consecutive values as one vector (VEC 1: a scalar).  CPU kernels
- * store a vector of results as one unaligned store: CPU compilers split
- * vstoreN of small types into N scalar stores. */
+/* VEC consecutive values as one vector (VEC 1: a scalar).  Results are
+ * stored as one unaligned vector: CPU compilers split vstoreN of small
+ * types into N scalar stores. */
 #if VEC == 1
 #define VECN
 typedef acc_t accv_t;
@@ -71,13 +68,9 @@ typedef acc_t accv_t;
 #else
 #define VECN VEC
 typedef CAT(ACC_NAME, VEC) accv_t;
-#define LOAD_V(p) CAT(convert_, CAT(ACC_NAME, VEC))(CAT(vload, VEC)(0, p))
-#if CPU
 typedef CAT(DST_NAME, VEC) __attribute__((aligned(1))) dstv_unaligned_t;
+#define LOAD_V(p) CAT(convert_, CAT(ACC_NAME, VEC))(CAT(vload, VEC)(0, p))
 #define STORE_V(v, p) (*(__global dstv_unaligned_t *)(p) = TO_DST_V(v))
-#else
-#define STORE_V(v, p) CAT(vstore, VEC)(TO_DST_V(v), 0, p)
-#endif
 #define LOAD_ACC_V(p) CAT(vload, VEC)(0, p)
 #define STORE_ACC_V(v, p) CAT(vstore, VEC)(v, 0, p)
 #endif

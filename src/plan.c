@@ -195,17 +195,18 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
  * separable passes, the buffer kernel.  On CPUs: running sums for boxes,
  * fused passes for separable filters, the vectorised buffer kernel for the
  * rest (the image path's sampler is emulated there and far slower).  On
- * GPUs, measured on NVIDIA's
- * OpenCL: the two-pass separable kernel beats running sums for boxes up to
- * radius 15 (their sequential walks leave most lanes idle), and the buffer
- * kernel's cached global loads beat both local-memory tiles and the
+ * GPUs, measured on NVIDIA's OpenCL: the separable tile kernel beats
+ * running sums for boxes up to radius 15, and for float images (summed in
+ * double, twice the scratch traffic) up to radius 31, by 1.4x there; the
+ * buffer kernel's cached global loads beat both local-memory tiles and the
  * texture path for 2-D filters. */
 static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
 {
     static const oclconv_method order[] = {OCLCONV_METHOD_BOX, OCLCONV_METHOD_SEPARABLE,
                                            OCLCONV_METHOD_BUFFER};
     const oclconv_filter *f = job->filter;
-    int box_pays = job->cpu_shapes || f->width > 31 || f->height > 31;
+    int widest = f->width > f->height ? f->width : f->height;
+    int box_pays = job->cpu_shapes || widest > (job->src->type == OCLCONV_F32 ? 63 : 31);
     for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
         job->method = order[i];
         if (order[i] == OCLCONV_METHOD_BOX && !box_pays)
@@ -300,8 +301,8 @@ void oclconv__common_options(oclconv_context *ctx, const oclconv__job *job, char
                           (job->acc_double ? sizeof(double) : sizeof(float));
     snprintf(buf, size,
              "-DSRC_TYPE=%d -DDST_TYPE=%d -DCN=%d -DBORDER=%d -DRX=%d -DRY=%d -DACC_DOUBLE=%d "
-             "-DWEIGHTS_GLOBAL=%d -DVEC=%d -DCPU=%d",
+             "-DWEIGHTS_GLOBAL=%d -DVEC=%d",
              type_id(job->src->type), type_id(job->dst->type), job->src->channels,
              (int)job->opt.border, job->filter->width / 2, job->filter->height / 2,
-             job->acc_double, weight_bytes > ctx->facts.max_constant, job->vec, job->cpu_shapes);
+             job->acc_double, weight_bytes > ctx->facts.max_constant, job->vec);
 }
