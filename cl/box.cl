@@ -1,12 +1,12 @@
 /*
  * Box filters by running sums, so the cost does not grow with the radius.
- * box_rows: one work-item slides a window along a segment of a row, all
- * channels of a pixel at once, adding the pixel that enters and subtracting
- * the one that leaves, into a sum_t scratch image with rows `pitch` values
- * apart.  box_cols: one work-item slides VEC values wide down a band of
- * BAND rows.  Integer sources sum in uint, exactly; float sources in
- * double (or float without fp64), restarting every segment and band so
- * rounding cannot drift far.  Outside taps
+ * box_rows: a work-group makes the row sums of a segment of a row, all
+ * channels of a pixel at once, from prefix sums in local memory, into a
+ * sum_t scratch image with rows `pitch` values apart.  box_cols: one
+ * work-item slides VEC values wide down a band of BAND rows, adding the row
+ * that enters and subtracting the one that leaves.  Integer sources sum in
+ * uint, exactly; float sources in double (or float without fp64),
+ * restarting every segment and band so rounding cannot drift far.  Outside taps
  * of ZERO / CONSTANT / NORMALIZE add nothing; the last two are corrected
  * from the count of in-image taps, cx * cy, at the end.
  * Expects -DSUM_INT, -DBAND, -DSEGMENT besides common.cl's macros.
@@ -39,49 +39,52 @@ typedef CAT(SUM_NAME, VEC) sumv_t;
 #define SUM_TO_ACC_V(s) CAT(convert_, CAT(ACC_NAME, VEC))(s)
 #endif
 
-/* box_rows: a work-item slides along SEGMENT pixels of a row (starting
- * afresh there, so float sums cannot drift far either). */
-/* One step of the window s along a row `in`, anywhere: the taps go
- * through border_index. */
-#define SLIDE_PX(x)                                                               \
-    do {                                                                          \
-        int enter = border_index((x) + RX, width), leave = border_index((x) - RX - 1, width); \
-        if (enter >= 0)                                                           \
-            s += LOAD_PX(in + enter * CN);                                        \
-        if (leave >= 0)                                                           \
-            s -= LOAD_PX(in + leave * CN);                                        \
-    } while (0)
-
-/* One work-item a segment of a row, all CN channels of a pixel at once. */
-__kernel void box_rows(__global const src_t *src, __global sum_t *tmp, int width, int height,
-                       int pitch)
+/* box_rows: a work-group of SEGMENT work-items makes the row sums of SEGMENT
+ * pixels of one row.  Its line is the pixels from x0 - RX - 1 to
+ * x0 + SEGMENT + RX - 1; with P the line's prefix sums, the window of
+ * work-item i is P[i + 2 RX + 1] - P[i].  The line goes through local memory
+ * in blocks of 2 SEGMENT pixels, loaded side by side and scanned there
+ * (each work-item its two, then the SEGMENT pair totals), the earlier
+ * blocks' total carried on.  Integer sums wrap modulo 2^32 and the
+ * difference is still exact; double sums lose nothing that shows. */
+#define BLOCK (2 * SEGMENT)
+__kernel __attribute__((reqd_work_group_size(SEGMENT, 1, 1)))
+void box_rows(__global const src_t *src, __global sum_t *tmp, int width, int height, int pitch)
 {
-    int x0 = get_global_id(0) * SEGMENT, y = get_global_id(1);
-    if (x0 >= width || y >= height)
-        return;
+    __local px_t line[BLOCK], part[SEGMENT];
+    int i = get_local_id(0), y = get_group_id(1), x = get_global_id(0);
+    int first = (int)get_group_id(0) * SEGMENT - RX - 1, len = SEGMENT + 2 * RX + 1;
     __global const src_t *in = src + (size_t)y * width * CN;
-    __global sum_t *out = tmp + (size_t)y * pitch;
-    int x1 = min(x0 + SEGMENT, width), x = x0 + 1;
-    px_t s = 0;
-    for (int i = -RX; i <= RX; i++) {
-        int sx = border_index(x0 + i, width);
-        if (sx >= 0)
-            s += LOAD_PX(in + sx * CN);
+    px_t lo = 0, hi = 0, carry = 0;
+    for (int b0 = 0; b0 < len; b0 += BLOCK) {
+        for (int k = i; k < BLOCK; k += SEGMENT) {
+            int sx = b0 + k < len ? border_index(first + b0 + k, width) : -1;
+            line[k] = sx >= 0 ? LOAD_PX(in + sx * CN) : (px_t)0;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        px_t pair0 = line[2 * i], pair1 = pair0 + line[2 * i + 1];
+        part[i] = pair1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int d = 1; d < SEGMENT; d *= 2) {
+            px_t add = i >= d ? part[i - d] : (px_t)0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            part[i] += add;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        px_t before = carry + (i > 0 ? part[i - 1] : (px_t)0);
+        line[2 * i] = before + pair0;
+        line[2 * i + 1] = before + pair1;
+        carry += part[SEGMENT - 1];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int a = i - b0, c = i + 2 * RX + 1 - b0;
+        if (a >= 0 && a < BLOCK)
+            lo = line[a];
+        if (c >= 0 && c < BLOCK)
+            hi = line[c];
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
-    STORE_PX(s, out + x0 * CN);
-    for (; x < x1 && x - RX - 1 < 0; x++) {
-        SLIDE_PX(x);
-        STORE_PX(s, out + x * CN);
-    }
-    /* The middle of the row: both taps inside, no checks. */
-    for (int end = min(x1, width - RX); x < end; x++) {
-        s += LOAD_PX(in + (x + RX) * CN) - LOAD_PX(in + (x - RX - 1) * CN);
-        STORE_PX(s, out + x * CN);
-    }
-    for (; x < x1; x++) {
-        SLIDE_PX(x);
-        STORE_PX(s, out + x * CN);
-    }
+    if (x < width && y < height)
+        STORE_PX(hi - lo, tmp + (size_t)y * pitch + x * CN);
 }
 
 /* How many of the taps centred on i within radius r lie in 0..n-1. */
@@ -160,6 +163,17 @@ __kernel void box_cols(__global const sum_t *tmp, __global dst_t *dst, int width
  * one that leaves, slides a window along them into `rowsum`, and finishes
  * that row VEC values at a time.
  */
+/* One step of the window s along a row `in`, anywhere: the taps go
+ * through border_index. */
+#define SLIDE_PX(x)                                                               \
+    do {                                                                          \
+        int enter = border_index((x) + RX, width), leave = border_index((x) - RX - 1, width); \
+        if (enter >= 0)                                                           \
+            s += LOAD_PX(in + enter * CN);                                        \
+        if (leave >= 0)                                                           \
+            s -= LOAD_PX(in + leave * CN);                                        \
+    } while (0)
+
 /* colsum[v] += sign * row[v] for a whole row, VEC values at a time. */
 inline void add_row(__global sum_t *colsum, __global const src_t *row, int rowlen, int sign)
 {

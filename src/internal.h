@@ -127,8 +127,8 @@ typedef struct {
 /* Separable tiles: TILE_W x TILE_H work-items, each VEC values by band rows. */
 #define OCLCONV_TILE_W 32
 #define OCLCONV_TILE_H 8
-/* Box row pass: the pixels of a row one work-item slides along. */
-#define OCLCONV_BOX_SEGMENT 32
+/* Box row pass: the work-items of a group, one pixel of a row each. */
+#define OCLCONV_BOX_SEGMENT 256
 
 oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job);
 /* Values in a scratch row: a row's values rounded up to whole vectors. */

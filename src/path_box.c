@@ -51,9 +51,8 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
                           sizeof width, &width, sizeof height, &height, sizeof pitch_arg,
                           &pitch_arg, a, &weight, a, &bv, a, &scale, a, &delta);
     if (s == OCLCONV_OK)
-        s = oclconv__run_2d(ctx, job, rows,
-                            ((size_t)width + OCLCONV_BOX_SEGMENT - 1) / OCLCONV_BOX_SEGMENT,
-                            (size_t)height);
+        s = oclconv__run_2d_local(ctx, rows, (size_t)width, (size_t)height, OCLCONV_BOX_SEGMENT,
+                                  1);
     if (s == OCLCONV_OK)
         s = oclconv__run_2d(ctx, job, cols, pitch / v, bands);
     return s;

@@ -158,6 +158,15 @@ static oclconv_status box_ok(oclconv_context *ctx, const oclconv__job *job)
     if (job->src->type == OCLCONV_F32 && !ctx->facts.fp64)
         return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
                              "the box path sums float images in double, which this device lacks");
+    /* GPU shapes: the row pass's work-groups of OCLCONV_BOX_SEGMENT and
+     * their 3 * OCLCONV_BOX_SEGMENT sums of a pixel in local memory. */
+    size_t sums = 3 * OCLCONV_BOX_SEGMENT * 4 * sizeof(double);
+    if (!job->cpu_shapes && (ctx->facts.max_work_group < OCLCONV_BOX_SEGMENT ||
+                             ctx->facts.max_work_item[0] < OCLCONV_BOX_SEGMENT ||
+                             ctx->facts.local_mem < sums))
+        return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                             "the box path's row pass needs work-groups of %d and %zu bytes of "
+                             "local memory", OCLCONV_BOX_SEGMENT, sums);
     return OCLCONV_OK;
 }
 
@@ -195,9 +204,10 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
  * separable passes, the buffer kernel.  On CPUs: running sums for boxes,
  * fused passes for separable filters, the vectorised buffer kernel for the
  * rest (the image path's sampler is emulated there and far slower).  On
- * GPUs, measured on NVIDIA's OpenCL: the separable tile kernel beats
- * running sums for boxes up to radius 15, and for float images (summed in
- * double, twice the scratch traffic) up to radius 31, by 1.4x there; the
+ * GPUs, measured on NVIDIA's OpenCL: the separable tile kernel's cost grows
+ * with the taps times the channels and the running sums' does not; the
+ * sums win from 63 of those (gray r31: 2-6x, RGBA r15: 1.4x; RGBA r7 and
+ * gray r15 stay with the tiles, unmeasured for 2 and 3 channels).  The
  * buffer kernel's cached global loads beat both local-memory tiles and the
  * texture path for 2-D filters. */
 static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
@@ -206,7 +216,7 @@ static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
                                            OCLCONV_METHOD_BUFFER};
     const oclconv_filter *f = job->filter;
     int widest = f->width > f->height ? f->width : f->height;
-    int box_pays = job->cpu_shapes || widest > (job->src->type == OCLCONV_F32 ? 63 : 31);
+    int box_pays = job->cpu_shapes || widest * job->src->channels > 62;
     for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
         job->method = order[i];
         if (order[i] == OCLCONV_METHOD_BOX && !box_pays)

@@ -223,6 +223,36 @@ static void conversions(oclconv_context *ctx, oclconv_method method)
     oclconv_filter_destroy(f);
 }
 
+/* Boxes on rows wider than a row-pass work-group (256 pixels), with radii
+ * from 1 to past the 512-pixel blocks the GPU row pass scans its line in. */
+static void wide_box(oclconv_context *ctx, uint64_t *rng)
+{
+    static const int radii[][2] = {{1, 1}, {40, 3}, {200, 2}, {300, 0}};
+    static const oclconv_border borders[] = {OCLCONV_BORDER_CLAMP, OCLCONV_BORDER_REFLECT101,
+                                             OCLCONV_BORDER_WRAP, OCLCONV_BORDER_CONSTANT,
+                                             OCLCONV_BORDER_NORMALIZE};
+    for (size_t r = 0; r < sizeof radii / sizeof *radii; r++) {
+        oclconv_filter *f;
+        ASSERT_OK(NULL, oclconv_filter_box(radii[r][0], radii[r][1], &f));
+        for (size_t b = 0; b < sizeof borders / sizeof *borders; b++) {
+            oclconv_options opt;
+            oclconv_options_init(&opt);
+            opt.method = OCLCONV_METHOD_BOX;
+            opt.border = borders[b];
+            opt.border_value = 77;
+            int cn = 1 + (int)(r + b) % 4;
+            oclconv_type type = b % 2 ? OCLCONV_F32 : OCLCONV_U8;
+            oclconv_image src = image_random(rng, 600, 5, cn, type, 0);
+            char label[160];
+            snprintf(label, sizeof label, "box %dx%d on 600x5 %s cn=%d %s", 2 * radii[r][0] + 1,
+                     2 * radii[r][1] + 1, type_name(type), cn, border_name(opt.border));
+            check_one(ctx, &src, type, 0, f, &opt, label);
+            image_free(&src);
+        }
+        oclconv_filter_destroy(f);
+    }
+}
+
 /* src and dst the same memory: the result is as if they were not. */
 static void in_place(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
 {
@@ -326,6 +356,7 @@ int main(void)
         huge_filter(ctx, methods[m], &rng);
         sweep(ctx, methods[m], &rng);
     }
+    wide_box(ctx, &rng);
     big_filter(ctx, &rng);
     /* The paths whose kernels take a CPU or a GPU shape, in the other one. */
     cl_device_type type = 0;
@@ -340,6 +371,7 @@ int main(void)
         in_place(ctx, methods[m], &rng);
         sweep(ctx, methods[m], &rng);
     }
+    wide_box(ctx, &rng);
     unsetenv("OCLCONV_TUNE");
     printf("programs built: %zu\n", oclconv_programs_built(ctx));
     oclconv_destroy(ctx);
