@@ -2,14 +2,15 @@
  * Box filters by running sums, so the cost does not grow with the radius.
  * box_rows: a work-group makes the row sums of a segment of a row, all
  * channels of a pixel at once, from prefix sums in local memory, into a
- * sum_t scratch image with rows `pitch` values apart.  box_cols: one
+ * row_t scratch image with rows `pitch` values apart.  box_cols: one
  * work-item slides VEC values wide down a band of BAND rows, adding the row
  * that enters and subtracting the one that leaves.  Integer sources sum in
  * uint, exactly; float sources in double (or float without fp64),
  * restarting every segment and band so rounding cannot drift far.  Outside taps
  * of ZERO / CONSTANT / NORMALIZE add nothing; the last two are corrected
  * from the count of in-image taps, cx * cy, at the end.
- * Expects -DSUM_INT, -DBAND, -DSEGMENT besides common.cl's macros.
+ * Expects -DSUM_INT, -DNARROW_ROWS, -DBAND, -DSEGMENT besides common.cl's
+ * macros.
  */
 #if SUM_INT
 #define SUM_NAME uint
@@ -28,6 +29,25 @@ typedef sum_t px_t;
 typedef CAT(SUM_NAME, CN) px_t;
 #define LOAD_PX(p) CAT(convert_, CAT(SUM_NAME, CN))(CAT(vload, CN)(0, p))
 #define STORE_PX(v, p) CAT(vstore, CN)(v, 0, p)
+#endif
+/* The two-pass scratch holds row sums as row_t: ushort with -DNARROW_ROWS
+ * (8-bit sources, rows of at most 257 taps: the sums fit), half the
+ * traffic of uint. */
+#if NARROW_ROWS
+#define ROW_NAME ushort
+#else
+#define ROW_NAME SUM_NAME
+#endif
+typedef ROW_NAME row_t;
+#if CN == 1
+#define STORE_ROW(v, p) ((p)[0] = (row_t)(v))
+#else
+#define STORE_ROW(v, p) CAT(vstore, CN)(CAT(convert_, CAT(ROW_NAME, CN))(v), 0, p)
+#endif
+#if VEC == 1
+#define LOAD_ROW_V(p) ((sum_t)(p)[0])
+#else
+#define LOAD_ROW_V(p) CAT(convert_, CAT(SUM_NAME, VEC))(CAT(vload, VEC)(0, p))
 #endif
 #if VEC == 1
 typedef sum_t sumv_t;
@@ -49,7 +69,7 @@ typedef CAT(SUM_NAME, VEC) sumv_t;
  * difference is still exact; double sums lose nothing that shows. */
 #define BLOCK (2 * SEGMENT)
 __kernel __attribute__((reqd_work_group_size(SEGMENT, 1, 1)))
-void box_rows(__global const src_t *src, __global sum_t *tmp, int width, int height, int pitch)
+void box_rows(__global const src_t *src, __global row_t *tmp, int width, int height, int pitch)
 {
     __local px_t line[BLOCK], part[SEGMENT];
     int i = get_local_id(0), y = get_group_id(1), x = get_global_id(0);
@@ -84,7 +104,7 @@ void box_rows(__global const src_t *src, __global sum_t *tmp, int width, int hei
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (x < width && y < height)
-        STORE_PX(hi - lo, tmp + (size_t)y * pitch + x * CN);
+        STORE_ROW(hi - lo, tmp + (size_t)y * pitch + x * CN);
 }
 
 /* How many of the taps centred on i within radius r lie in 0..n-1. */
@@ -128,7 +148,7 @@ inline void finish_values(sumv_t s, int v0, int y, int width, int height, acc_t 
 }
 
 
-__kernel void box_cols(__global const sum_t *tmp, __global dst_t *dst, int width, int height,
+__kernel void box_cols(__global const row_t *tmp, __global dst_t *dst, int width, int height,
                        int pitch, acc_t weight, acc_t border_value, acc_t scale, acc_t delta)
 {
     int v0 = get_global_id(0) * VEC, y0 = get_global_id(1) * BAND, rowlen = width * CN;
@@ -138,16 +158,16 @@ __kernel void box_cols(__global const sum_t *tmp, __global dst_t *dst, int width
     for (int j = -RY; j <= RY; j++) {
         int sy = border_index(y0 + j, height);
         if (sy >= 0)
-            s += LOAD_SUM_V(tmp + (size_t)sy * pitch + v0);
+            s += LOAD_ROW_V(tmp + (size_t)sy * pitch + v0);
     }
     int y_end = min(y0 + BAND, height);
     for (int y = y0; y < y_end; y++) {
         if (y > y0) {
             int enter = border_index(y + RY, height), leave = border_index(y - RY - 1, height);
             if (enter >= 0)
-                s += LOAD_SUM_V(tmp + (size_t)enter * pitch + v0);
+                s += LOAD_ROW_V(tmp + (size_t)enter * pitch + v0);
             if (leave >= 0)
-                s -= LOAD_SUM_V(tmp + (size_t)leave * pitch + v0);
+                s -= LOAD_ROW_V(tmp + (size_t)leave * pitch + v0);
         }
         finish_values(s, v0, y, width, height, weight, border_value, scale, delta,
                       dst + (size_t)y * rowlen + v0);

@@ -10,11 +10,14 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
     char options[512];
     oclconv__common_options(ctx, job, options, sizeof options);
     size_t used = strlen(options);
-    snprintf(options + used, sizeof options - used, " -DSUM_INT=%d -DBAND=%d -DSEGMENT=%d%s",
-             job->sum_int, job->band, OCLCONV_BOX_SEGMENT, job->fused ? " -DFUSED" : "");
     const oclconv_filter *f = job->filter;
+    /* Row sums of 8-bit values over at most 257 taps fit 16 bits. */
+    int narrow = !job->fused && job->src->type == OCLCONV_U8 && f->width * 255 <= 65535;
+    snprintf(options + used, sizeof options - used,
+             " -DSUM_INT=%d -DNARROW_ROWS=%d -DBAND=%d -DSEGMENT=%d%s", job->sum_int, narrow,
+             job->band, OCLCONV_BOX_SEGMENT, job->fused ? " -DFUSED" : "");
     size_t pitch = oclconv__vec_pitch(job), v = (size_t)job->vec;
-    size_t sum_size = job->sum_int ? sizeof(cl_uint) : oclconv__acc_size(job);
+    size_t sum_size = narrow ? sizeof(cl_ushort) : job->sum_int ? sizeof(cl_uint) : oclconv__acc_size(job);
     size_t bands = ((size_t)job->src->height + (size_t)job->band - 1) / (size_t)job->band;
     cl_kernel k[2];
     oclconv_status s = oclconv__pass_kernels(ctx, "box", options, job->fused, k);

@@ -288,6 +288,10 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
          * private buffer grows with the column radius, so only up to 32. */
         if (job->method == OCLCONV_METHOD_BOX || job->filter->height <= 65)
             job->fused = OCLCONV_FUSED_BANDS;
+        /* Taller bands recompute fewer halo rows: 1.1-1.2x at r7 and r15
+         * on PoCL, nothing below. */
+        if (job->method == OCLCONV_METHOD_SEPARABLE && job->filter->height > 9)
+            job->band = 128;
     } else if (job->method == OCLCONV_METHOD_SEPARABLE) {
         plan_tiles(ctx, job);
     }

@@ -224,10 +224,12 @@ static void conversions(oclconv_context *ctx, oclconv_method method)
 }
 
 /* Boxes on rows wider than a row-pass work-group (256 pixels), with radii
- * from 1 to past the 512-pixel blocks the GPU row pass scans its line in. */
+ * from 1 to past the 512-pixel blocks the GPU row pass scans its line in,
+ * and 128, the widest whose 8-bit row sums the GPU keeps in 16 bits: on a
+ * white image they reach 65535 exactly. */
 static void wide_box(oclconv_context *ctx, uint64_t *rng)
 {
-    static const int radii[][2] = {{1, 1}, {40, 3}, {200, 2}, {300, 0}};
+    static const int radii[][2] = {{1, 1}, {40, 3}, {200, 2}, {300, 0}, {128, 1}, {129, 1}};
     static const oclconv_border borders[] = {OCLCONV_BORDER_CLAMP, OCLCONV_BORDER_REFLECT101,
                                              OCLCONV_BORDER_WRAP, OCLCONV_BORDER_CONSTANT,
                                              OCLCONV_BORDER_NORMALIZE};
@@ -243,6 +245,8 @@ static void wide_box(oclconv_context *ctx, uint64_t *rng)
             int cn = 1 + (int)(r + b) % 4;
             oclconv_type type = b % 2 ? OCLCONV_F32 : OCLCONV_U8;
             oclconv_image src = image_random(rng, 600, 5, cn, type, 0);
+            if (radii[r][0] >= 128 && type == OCLCONV_U8)
+                memset(src.data, 255, src.stride * (size_t)src.height);
             char label[160];
             snprintf(label, sizeof label, "box %dx%d on 600x5 %s cn=%d %s", 2 * radii[r][0] + 1,
                      2 * radii[r][1] + 1, type_name(type), cn, border_name(opt.border));
