@@ -4,9 +4,10 @@
  *  - separable_rows filters along x into an acc_t scratch image whose rows
  *    are `pitch` values apart (a multiple of VEC), separable_cols filters
  *    that along y into the destination (GPUs: wide and shallow work);
- *  - separable_fused does both for a band of BAND rows, keeping the row
- *    pass of the BAND + 2 RY rows it needs in private memory, so nothing
- *    goes through scratch (CPUs: caches instead of memory traffic);
+ *  - separable_fused does both for CHUNKS vectors side by side down a band
+ *    of BAND rows, keeping the row pass of the last FH rows in private
+ *    memory, so nothing goes through scratch (CPUs: caches instead of
+ *    memory traffic);
  *  - separable_tile does both for a tile of TILE_W * VEC values by
  *    TILE_H * PY rows: the work-group's row pass of those rows and RY more
  *    above and below goes to local memory, then each work-item slides down
@@ -100,31 +101,48 @@ __kernel void separable_cols(__global const acc_t *tmp, __global dst_t *dst, int
 }
 
 #ifdef BAND
+/* A work-item: CHUNKS vectors side by side (CHUNKS * VEC values of a row)
+ * down a band of BAND rows.  Each source row's row pass goes into a ring of
+ * the last FH rows, and each output row is made as soon as its FH rows are
+ * in, so rows are read and written along their length (the caches and
+ * prefetchers follow) and the ring stays in L1/L2. */
 __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, int width,
                               int height, WEIGHTS row, WEIGHTS col, acc_t border_value,
                               acc_t row_sum, acc_t outside_row, acc_t scale, acc_t delta,
                               acc_t col_sum)
 {
-    int v0 = get_global_id(0) * VEC, y0 = get_global_id(1) * BAND, rowlen = width * CN;
+    int v0 = get_global_id(0) * CHUNKS * VEC, y0 = get_global_id(1) * BAND, rowlen = width * CN;
     if (v0 >= rowlen || y0 >= height)
         return;
-    int rows = min(BAND, height - y0);
-    accv_t h[BAND + 2 * RY];
+    int rows = min(BAND, height - y0), chunks = min(CHUNKS, (rowlen - v0 + VEC - 1) / VEC);
+    accv_t ring[2 * FH * CHUNKS]; /* each row twice, FH apart: no wrap when read */
     for (int t = 0; t < rows + 2 * RY; t++) {
         int sy = border_index(y0 - RY + t, height);
-        h[t] = sy >= 0 ? row_pass(src + (size_t)sy * rowlen, width, v0, row, border_value, row_sum)
-                       : (accv_t)outside_row;
-    }
-    for (int k = 0; k < rows; k++) {
-        accv_t sum = 0;
-        acc_t win = 0;
-        for (int j = 0; j < FH; j++) {
-            sum += col[j] * h[k + j];
-            if (BORDER == BORDER_NORMALIZE && border_index(y0 + k + j - RY, height) >= 0)
-                win += col[j];
+        accv_t *slot = ring + t % FH * CHUNKS;
+        for (int c = 0; c < chunks; c++) {
+            accv_t h = sy >= 0 ? row_pass(src + (size_t)sy * rowlen, width, v0 + c * VEC, row,
+                                          border_value, row_sum)
+                               : (accv_t)outside_row;
+            slot[c] = h;
+            slot[FH * CHUNKS + c] = h;
         }
-        store_result(sum, win, col_sum, scale, delta, dst + (size_t)(y0 + k) * rowlen + v0,
-                     rowlen - v0);
+        if (t < 2 * RY)
+            continue;
+        /* Output row k takes rows k .. k + 2 RY, oldest first: ring rows
+         * k % FH and on. */
+        int k = t - 2 * RY, y = y0 + k, first = k % FH;
+        acc_t win = 0;
+        if (BORDER == BORDER_NORMALIZE)
+            for (int j = 0; j < FH; j++)
+                if (border_index(y + j - RY, height) >= 0)
+                    win += col[j];
+        for (int c = 0; c < chunks; c++) {
+            accv_t sum = 0;
+            for (int j = 0; j < FH; j++)
+                sum += col[j] * ring[(first + j) * CHUNKS + c];
+            store_result(sum, win, col_sum, scale, delta,
+                         dst + (size_t)y * rowlen + v0 + c * VEC, rowlen - v0 - c * VEC);
+        }
     }
 }
 #endif

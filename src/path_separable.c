@@ -13,6 +13,15 @@ static double sum_of(const float *taps, int n)
     return s;
 }
 
+/* CPU bands: vectors a work-item makes side by side, as many as keep its
+ * ring of 2 FH row-pass rows within 16 KB (L1), at most 16. */
+static int fused_chunks(const oclconv__job *job)
+{
+    size_t ring_row = 2 * (size_t)job->filter->height * (size_t)job->vec * oclconv__acc_size(job);
+    size_t chunks = 16384 / ring_row;
+    return chunks < 1 ? 1 : chunks > 16 ? 16 : (int)chunks;
+}
+
 oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *job,
                                       const oclconv__io *io)
 {
@@ -20,7 +29,8 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
     oclconv__common_options(ctx, job, options, sizeof options);
     size_t used = strlen(options);
     if (job->fused == OCLCONV_FUSED_BANDS)
-        snprintf(options + used, sizeof options - used, " -DBAND=%d", job->band);
+        snprintf(options + used, sizeof options - used, " -DBAND=%d -DCHUNKS=%d", job->band,
+                 fused_chunks(job));
     else if (job->fused == OCLCONV_FUSED_TILES)
         snprintf(options + used, sizeof options - used, " -DTILE_W=%d -DTILE_H=%d -DPY=%d",
                  job->local[0], job->local[1], job->band);
@@ -62,11 +72,17 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
                               sizeof width, &width, sizeof height, &height, sizeof row_w, &row_w,
                               sizeof col_w, &col_w, a, &bv_acc, a, &row_sum_acc, a, &outside_row,
                               a, &scale, a, &delta, a, &col_sum_acc);
-        /* A work-item goes down `band` rows; the global size rounded up
-         * to whole work-groups makes whole tiles. */
+        /* Bands: a work-item makes fused_chunks() vectors side by side down
+         * `band` rows, a long walk, one a group so they spread over every
+         * core.  Tiles: a work-item goes down `band` rows; the global size
+         * rounded up to whole work-groups makes whole tiles. */
+        size_t bands = ((size_t)height + (size_t)job->band - 1) / (size_t)job->band;
+        size_t chunks = (size_t)fused_chunks(job);
         if (s == OCLCONV_OK)
-            s = oclconv__run_2d(ctx, job, fused, groups_x,
-                                ((size_t)height + (size_t)job->band - 1) / (size_t)job->band);
+            s = job->fused == OCLCONV_FUSED_BANDS
+                    ? oclconv__run_2d_local(ctx, fused, (groups_x + chunks - 1) / chunks, bands,
+                                            1, 1)
+                    : oclconv__run_2d(ctx, job, fused, groups_x, bands);
     } else {
         if (s == OCLCONV_OK)
             s = oclconv__args(ctx, rows, 0, 8, sizeof io->in, &io->in, sizeof tmp, &tmp,
