@@ -203,7 +203,8 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
 /* AUTO: the first path that can run the job, in one order: running sums,
  * separable passes, the buffer kernel.  On CPUs: running sums for boxes,
  * fused passes for separable filters, the vectorised buffer kernel for the
- * rest (the image path's sampler is emulated there and far slower).  On
+ * rest and for float images under 3x3 taps (the image path's sampler is
+ * emulated there and far slower).  On
  * GPUs, measured on NVIDIA's OpenCL: the separable tile kernel's cost grows
  * with the taps times the channels and the running sums' does not; the
  * sums win from 63 of those (gray r31: 2-6x, RGBA r15: 1.4x; RGBA r7 and
@@ -217,6 +218,13 @@ static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
     const oclconv_filter *f = job->filter;
     int widest = f->width > f->height ? f->width : f->height;
     int box_pays = job->cpu_shapes || widest * job->src->channels > 62;
+    /* On CPUs a float image under at most 3x3 taps goes straight to the
+     * buffer kernel: nothing to convert, and 1.4-2x the separable and box
+     * kernels on PoCL (8-bit images and wider filters: no gain). */
+    if (job->cpu_shapes && job->src->type == OCLCONV_F32 && widest <= 3) {
+        job->method = OCLCONV_METHOD_BUFFER;
+        return OCLCONV_OK;
+    }
     for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
         job->method = order[i];
         if (order[i] == OCLCONV_METHOD_BOX && !box_pays)
