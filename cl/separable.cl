@@ -14,7 +14,7 @@
  *    PY rows of it, every value loaded once (GPUs: one read of the source
  *    and one write of the destination).
  * NORMALIZE rescales in each pass: the in-image part of the filter is a
- * rectangle.  Both ways add in the same order and give the same values.
+ * rectangle.  All three add in the same order and give the same values.
  */
 
 /* The row pass of VEC values from v0 of one source row. */
@@ -45,6 +45,18 @@ inline accv_t row_pass(__global const src_t *in, int width, int v0, WEIGHTS row,
         lanes[k] = normalized(sum, win, row_sum);
     }
     return LOAD_ACC_V(lanes);
+}
+
+/* NORMALIZE: the column taps of output row y that land in the image
+ * (0 for the other borders, which do not use it). */
+inline acc_t col_window(int y, int height, WEIGHTS col)
+{
+    acc_t win = 0;
+    if (BORDER == BORDER_NORMALIZE)
+        for (int j = 0; j < FH; j++)
+            if (border_index(y + j - RY, height) >= 0)
+                win += col[j];
+    return win;
 }
 
 /* The column pass's end: NORMALIZE, scale, delta, store the VEC values
@@ -131,11 +143,7 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
         /* Output row k takes rows k .. k + 2 RY, oldest first: ring rows
          * k % FH and on. */
         int k = t - 2 * RY, y = y0 + k, first = k % FH;
-        acc_t win = 0;
-        if (BORDER == BORDER_NORMALIZE)
-            for (int j = 0; j < FH; j++)
-                if (border_index(y + j - RY, height) >= 0)
-                    win += col[j];
+        acc_t win = col_window(y, height, col);
         for (int c = 0; c < chunks; c++) {
             accv_t sum = 0;
             for (int j = 0; j < FH; j++)
@@ -182,12 +190,7 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
     }
     for (int k = 0; k < PY && y0 + r0 + k < height; k++) {
         int y = y0 + r0 + k;
-        acc_t win = 0;
-        if (BORDER == BORDER_NORMALIZE)
-            for (int j = 0; j < FH; j++)
-                if (border_index(y + j - RY, height) >= 0)
-                    win += col[j];
-        store_result(sum[k], win, col_sum, scale, delta, dst + (size_t)y * rowlen + v0,
+        store_result(sum[k], col_window(y, height, col), col_sum, scale, delta, dst + (size_t)y * rowlen + v0,
                      rowlen - v0);
     }
 }

@@ -17,7 +17,9 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
              " -DSUM_INT=%d -DNARROW_ROWS=%d -DBAND=%d -DSEGMENT=%d%s", job->sum_int, narrow,
              job->band, OCLCONV_BOX_SEGMENT, job->fused ? " -DFUSED" : "");
     size_t pitch = oclconv__vec_pitch(job), v = (size_t)job->vec;
-    size_t sum_size = narrow ? sizeof(cl_ushort) : job->sum_int ? sizeof(cl_uint) : oclconv__acc_size(job);
+    size_t sum_size = narrow         ? sizeof(cl_ushort)
+                      : job->sum_int ? sizeof(cl_uint)
+                                     : oclconv__acc_size(job);
     size_t bands = ((size_t)job->src->height + (size_t)job->band - 1) / (size_t)job->band;
     cl_kernel k[2];
     oclconv_status s = oclconv__pass_kernels(ctx, "box", options, job->fused, k);

@@ -27,10 +27,10 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
 {
     char options[512];
     oclconv__common_options(ctx, job, options, sizeof options);
-    size_t used = strlen(options);
+    size_t used = strlen(options), chunks = (size_t)fused_chunks(job);
     if (job->fused == OCLCONV_FUSED_BANDS)
-        snprintf(options + used, sizeof options - used, " -DBAND=%d -DCHUNKS=%d", job->band,
-                 fused_chunks(job));
+        snprintf(options + used, sizeof options - used, " -DBAND=%d -DCHUNKS=%zu", job->band,
+                 chunks);
     else if (job->fused == OCLCONV_FUSED_TILES)
         snprintf(options + used, sizeof options - used, " -DTILE_W=%d -DTILE_H=%d -DPY=%d",
                  job->local[0], job->local[1], job->band);
@@ -77,7 +77,6 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
          * core.  Tiles: a work-item goes down `band` rows; the global size
          * rounded up to whole work-groups makes whole tiles. */
         size_t bands = ((size_t)height + (size_t)job->band - 1) / (size_t)job->band;
-        size_t chunks = (size_t)fused_chunks(job);
         if (s == OCLCONV_OK)
             s = job->fused == OCLCONV_FUSED_BANDS
                     ? oclconv__run_2d_local(ctx, fused, (groups_x + chunks - 1) / chunks, bands,

@@ -204,13 +204,12 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
  * separable passes, the buffer kernel.  On CPUs: running sums for boxes,
  * fused passes for separable filters, the vectorised buffer kernel for the
  * rest and for float images under 3x3 taps (the image path's sampler is
- * emulated there and far slower).  On
- * GPUs, measured on NVIDIA's OpenCL: the separable tile kernel's cost grows
- * with the taps times the channels and the running sums' does not; the
- * sums win from 63 of those (gray r31: 2-6x, RGBA r15: 1.4x; RGBA r7 and
- * gray r15 stay with the tiles, unmeasured for 2 and 3 channels).  The
- * buffer kernel's cached global loads beat both local-memory tiles and the
- * texture path for 2-D filters. */
+ * emulated there and far slower).  On GPUs, measured on NVIDIA's OpenCL:
+ * the separable tile kernel's cost grows with the taps times the channels
+ * and the running sums' does not; the sums win from 63 of those (gray r31:
+ * 2-6x, RGBA r15: 1.4x; RGBA r7 and gray r15 stay with the tiles,
+ * unmeasured for 2 and 3 channels).  The buffer kernel's cached global
+ * loads beat both local-memory tiles and the texture path for 2-D filters. */
 static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
 {
     static const oclconv_method order[] = {OCLCONV_METHOD_BOX, OCLCONV_METHOD_SEPARABLE,
