@@ -1,14 +1,24 @@
 /*
- * Box filters by running sums, so the cost does not grow with the radius.
- * box_rows: a work-group makes the row sums of a segment of a row, all
- * channels of a pixel at once, from prefix sums in local memory, into a
- * row_t scratch image with rows `pitch` values apart.  box_cols: one
- * work-item slides VEC values wide down a band of BAND rows, adding the row
- * that enters and subtracting the one that leaves.  Integer sources sum in
- * uint, exactly; float sources in double (or float without fp64),
- * restarting every segment and band so rounding cannot drift far.  Outside taps
- * of ZERO / CONSTANT / NORMALIZE add nothing; the last two are corrected
- * from the count of in-image taps, cx * cy, at the end.
+ * Box filters by window sums whose cost does not grow with the radius, in
+ * two passes through a scratch image of row sums (rows `pitch` values
+ * apart), or fused on CPUs.  Outside taps of ZERO / CONSTANT / NORMALIZE
+ * add nothing; the last two are corrected from the count of in-image taps,
+ * cx * cy, at the end.
+ *  - Integer sources sum in uint, exactly, by running sums: a window is the
+ *    one before it plus the value that enters minus the one that leaves
+ *    (modulo 2^32, still exact).  box_rows: a work-group makes the row sums
+ *    of a segment of a row from prefix sums in local memory; box_cols: a
+ *    work-item slides VEC values wide down a band of BAND rows; box_fused
+ *    (CPUs): a work-item slides over whole rows of a band, no scratch.
+ *  - Float sources sum in double.  box_check first finds whether every
+ *    running sum of the image is exact (all values finite, multiples of
+ *    the smallest one's last bit, and the sums small enough for double's
+ *    53 bits): then the kernels above run as for integers and give exact
+ *    sums.  Else box_walk_rows and box_walk_cols run instead: their sums
+ *    never subtract (WINDOW_WALK), so each window adds its own values only
+ *    and rounds like a direct sum, and a NaN, an infinity or a huge value
+ *    stays in the windows that hold it.  Each kernel reads the check and
+ *    returns at once when it is not the one to run.
  * Expects -DSUM_INT, -DNARROW_ROWS, -DBAND, -DSEGMENT besides common.cl's
  * macros.
  */
@@ -59,53 +69,28 @@ typedef CAT(SUM_NAME, VEC) sumv_t;
 #define SUM_TO_ACC_V(s) CAT(convert_, CAT(ACC_NAME, VEC))(s)
 #endif
 
-/* box_rows: a work-group of SEGMENT work-items makes the row sums of SEGMENT
- * pixels of one row.  Its line is the pixels from x0 - RX - 1 to
- * x0 + SEGMENT + RX - 1; with P the line's prefix sums, the window of
- * work-item i is P[i + 2 RX + 1] - P[i].  The line goes through local memory
- * in blocks of 2 SEGMENT pixels, loaded side by side and scanned there
- * (each work-item its two, then the SEGMENT pair totals), the earlier
- * blocks' total carried on.  Integer sums wrap modulo 2^32 and the
- * difference is still exact; double sums lose nothing that shows. */
-#define BLOCK (2 * SEGMENT)
-__kernel __attribute__((reqd_work_group_size(SEGMENT, 1, 1)))
-void box_rows(__global const src_t *src, __global row_t *tmp, int width, int height, int pitch)
+#if SUM_INT
+#define CHECK_ARG
+#define RUN_IF_EXACT(exact)
+#else
+/* box_check's findings: check[0] the bits of the largest |value| (NaN and
+ * Inf the largest), check[1] the exponent of the last bit of the finest
+ * nonzero value.  Every sum is exact in double when all values are
+ * multiples of 2^check[1] and no sum reaches 2^(53 + check[1]); the
+ * largest sums (a GPU row pass's prefixes over a line, the column and row
+ * sums on CPUs) add at most SUM_TERMS values. */
+#define CHECK_ARG , __global const uint *check
+#define SUM_TERMS ((double)(FW + 1 + 2 * SEGMENT) * (double)(FH + 1))
+inline int sums_exact(__global const uint *check)
 {
-    __local px_t line[BLOCK], part[SEGMENT];
-    int i = get_local_id(0), y = get_group_id(1), x = get_global_id(0);
-    int first = (int)get_group_id(0) * SEGMENT - RX - 1, len = SEGMENT + 2 * RX + 1;
-    __global const src_t *in = src + (size_t)y * width * CN;
-    px_t lo = 0, hi = 0, carry = 0;
-    for (int b0 = 0; b0 < len; b0 += BLOCK) {
-        for (int k = i; k < BLOCK; k += SEGMENT) {
-            int sx = b0 + k < len ? border_index(first + b0 + k, width) : -1;
-            line[k] = sx >= 0 ? LOAD_PX(in + sx * CN) : (px_t)0;
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        px_t pair0 = line[2 * i], pair1 = pair0 + line[2 * i + 1];
-        part[i] = pair1;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int d = 1; d < SEGMENT; d *= 2) {
-            px_t add = i >= d ? part[i - d] : (px_t)0;
-            barrier(CLK_LOCAL_MEM_FENCE);
-            part[i] += add;
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-        px_t before = carry + (i > 0 ? part[i - 1] : (px_t)0);
-        line[2 * i] = before + pair0;
-        line[2 * i + 1] = before + pair1;
-        carry += part[SEGMENT - 1];
-        barrier(CLK_LOCAL_MEM_FENCE);
-        int a = i - b0, c = i + 2 * RX + 1 - b0;
-        if (a >= 0 && a < BLOCK)
-            lo = line[a];
-        if (c >= 0 && c < BLOCK)
-            hi = line[c];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (x < width && y < height)
-        STORE_ROW(hi - lo, tmp + (size_t)y * pitch + x * CN);
+    uint top = check[0];
+    return top == 0 || (top < 0x7f800000u &&
+                        SUM_TERMS * (double)as_float(top) < ldexp(1.0, 53 + (int)check[1]));
 }
+#define RUN_IF_EXACT(exact)               \
+    if (sums_exact(check) != (exact))     \
+        return
+#endif
 
 /* How many of the taps centred on i within radius r lie in 0..n-1. */
 inline int taps_inside(int i, int r, int n)
@@ -147,10 +132,59 @@ inline void finish_values(sumv_t s, int v0, int y, int width, int height, acc_t 
 #endif
 }
 
+/* box_rows: a work-group of SEGMENT work-items makes the row sums of SEGMENT
+ * pixels of one row.  Its line is the pixels from x0 - RX - 1 to
+ * x0 + SEGMENT + RX - 1; with P the line's prefix sums, the window of
+ * work-item i is P[i + 2 RX + 1] - P[i].  The line goes through local memory
+ * in blocks of 2 SEGMENT pixels, loaded side by side and scanned there
+ * (each work-item its two, then the SEGMENT pair totals), the earlier
+ * blocks' total carried on. */
+#define BLOCK (2 * SEGMENT)
+__kernel __attribute__((reqd_work_group_size(SEGMENT, 1, 1)))
+void box_rows(__global const src_t *src, __global row_t *tmp, int width, int height, int pitch CHECK_ARG)
+{
+    RUN_IF_EXACT(1);
+    __local px_t line[BLOCK], part[SEGMENT];
+    int i = get_local_id(0), y = get_group_id(1), x = get_global_id(0);
+    int first = (int)get_group_id(0) * SEGMENT - RX - 1, len = SEGMENT + 2 * RX + 1;
+    __global const src_t *in = src + (size_t)y * width * CN;
+    px_t lo = 0, hi = 0, carry = 0;
+    for (int b0 = 0; b0 < len; b0 += BLOCK) {
+        for (int k = i; k < BLOCK; k += SEGMENT) {
+            int sx = b0 + k < len ? border_index(first + b0 + k, width) : -1;
+            line[k] = sx >= 0 ? LOAD_PX(in + sx * CN) : (px_t)0;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        px_t pair0 = line[2 * i], pair1 = pair0 + line[2 * i + 1];
+        part[i] = pair1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int d = 1; d < SEGMENT; d *= 2) {
+            px_t add = i >= d ? part[i - d] : (px_t)0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            part[i] += add;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        px_t before = carry + (i > 0 ? part[i - 1] : (px_t)0);
+        line[2 * i] = before + pair0;
+        line[2 * i + 1] = before + pair1;
+        carry += part[SEGMENT - 1];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int a = i - b0, c = i + 2 * RX + 1 - b0;
+        if (a >= 0 && a < BLOCK)
+            lo = line[a];
+        if (c >= 0 && c < BLOCK)
+            hi = line[c];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (x < width && y < height)
+        STORE_ROW(hi - lo, tmp + (size_t)y * pitch + x * CN);
+}
 
 __kernel void box_cols(__global const row_t *tmp, __global dst_t *dst, int width, int height,
-                       int pitch, acc_t weight, acc_t border_value, acc_t scale, acc_t delta)
+                       int pitch, acc_t weight, acc_t border_value, acc_t scale,
+                       acc_t delta CHECK_ARG)
 {
+    RUN_IF_EXACT(1);
     int v0 = get_global_id(0) * VEC, y0 = get_global_id(1) * BAND, rowlen = width * CN;
     if (v0 >= rowlen || y0 >= height)
         return;
@@ -209,8 +243,9 @@ inline void add_row(__global sum_t *colsum, __global const src_t *row, int rowle
 
 __kernel void box_fused(__global const src_t *src, __global dst_t *dst, __global sum_t *scratch,
                         int width, int height, int pitch, acc_t weight, acc_t border_value,
-                        acc_t scale, acc_t delta)
+                        acc_t scale, acc_t delta CHECK_ARG)
 {
+    RUN_IF_EXACT(1);
     int y0 = get_global_id(1) * BAND, rowlen = width * CN;
     if (get_global_id(0) != 0 || y0 >= height)
         return;
@@ -257,5 +292,137 @@ __kernel void box_fused(__global const src_t *src, __global dst_t *dst, __global
             finish_values(LOAD_SUM_V(rowsum + v0), v0, y, width, height, weight, border_value,
                           scale, delta, dst + (size_t)y * rowlen + v0);
     }
+}
+#endif
+#if !SUM_INT
+/* A work-item: blocks of `chunk` vectors of VEC values, every global-size-th
+ * block from its own (GPUs: chunk 1, side by side; CPUs: one long block);
+ * then a group's findings go into check (see sums_exact). */
+__kernel void box_check(__global const src_t *src, ulong values, ulong chunk,
+                        __global uint *check)
+{
+    typedef CAT(uint, VEC) uintv_t;
+    typedef CAT(int, VEC) intv_t;
+    uintv_t top = 0;
+    intv_t grain = INT_MAX;
+    ulong vectors = values / VEC;
+    for (ulong b = get_global_id(0) * chunk; b < vectors; b += get_global_size(0) * chunk)
+        for (ulong v = b * VEC; v < min(vectors, b + chunk) * VEC; v += VEC) {
+            uintv_t bits = CAT(as_uint, VEC)(CAT(vload, VEC)(0, src + v)) & 0x7fffffffu;
+            uintv_t e = bits >> 23, m = (bits & 0x7fffffu) | (e != 0 ? 0x800000u : 0u);
+            /* m's last bit, 2^k, has the float exponent field k + 127; the
+             * value is m * 2^(max(e, 1) - 150) (lanes of 0 aside). */
+            uintv_t k = CAT(as_uint, VEC)(CAT(convert_float, VEC)(m & (0u - m))) >> 23;
+            intv_t g = CAT(as_int, VEC)(max(e, 1u) + k) - (150 + 127);
+            top = max(top, bits);
+            grain = min(grain, select((intv_t)INT_MAX, g, CAT(as_int, VEC)(bits) != 0));
+        }
+    uint top1 = 0;
+    int grain1 = INT_MAX;
+    for (int i = 0; i < VEC; i++) {
+        top1 = max(top1, ((uint *)&top)[i]);
+        grain1 = min(grain1, ((int *)&grain)[i]);
+    }
+    for (ulong v = get_global_id(0) == 0 ? vectors * VEC : values; v < values; v++) {
+        uint b = as_uint(src[v]) & 0x7fffffffu, e = b >> 23;
+        uint m = (b & 0x7fffffu) | (e != 0 ? 0x800000u : 0u);
+        top1 = max(top1, b);
+        if (b)
+            grain1 = min(grain1, (int)(max(e, 1u) + (as_uint((float)(m & (0u - m))) >> 23)) -
+                                     (150 + 127));
+    }
+    /* The group's findings first, then one update of check a group. */
+    __local uint group_top;
+    __local int group_grain;
+    if (get_local_id(0) == 0) {
+        group_top = 0;
+        group_grain = INT_MAX;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_max(&group_top, top1);
+    atomic_min(&group_grain, grain1);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0) {
+        atomic_max(&check[0], group_top);
+        atomic_min((__global int *)&check[1], group_grain);
+    }
+}
+
+/*
+ * Window sums of F elements along a line that never subtract.  Cut the
+ * line into blocks of F elements from its element 0: the window from
+ * element m is the rest of m's block (its suffix from m) plus the start of
+ * the next block up to m + F - 1 (a prefix), or m's whole block when m
+ * starts one.  A walk backwards makes the suffixes of the windows' first
+ * elements, one forwards the prefixes and the sums.  AT(t) is element t
+ * (t from 0 to n + F - 2), EMIT(m, s) takes the sum of window m,
+ * m < n <= BAND.
+ */
+#define WINDOW_WALK(T, F, n, AT, EMIT)                                         \
+    do {                                                                       \
+        T suf_[BAND], s_ = 0;                                                  \
+        int o_ = (F) - 1; /* t's offset in its block */                        \
+        for (int t = ((n) - 1) / (F) * (F) + (F) - 1; t >= 0; t--) {           \
+            s_ = o_ == (F) - 1 ? AT(t) : s_ + AT(t);                           \
+            if (t < (n))                                                       \
+                suf_[t] = s_;                                                  \
+            o_ = o_ ? o_ - 1 : (F) - 1;                                        \
+        }                                                                      \
+        o_ = 0;                                                                \
+        for (int t = 0; t < (n) + (F) - 1; t++) {                              \
+            s_ = o_ ? s_ + AT(t) : AT(t);                                      \
+            /* window t - F + 1 starts a block if t ends one */                \
+            if (t >= (F) - 1)                                                  \
+                EMIT(t - (F) + 1, o_ == (F) - 1 ? s_ : suf_[t - (F) + 1] + s_); \
+            o_ = o_ == (F) - 1 ? 0 : o_ + 1;                                   \
+        }                                                                      \
+    } while (0)
+
+/* The pixel at x of a row, or 0 for an outside tap. */
+inline px_t pixel_at(__global const src_t *in, int x, int width)
+{
+    int sx = border_index(x, width);
+    return sx >= 0 ? LOAD_PX(in + sx * CN) : (px_t)0;
+}
+
+/* VEC row sums from v0 of row y, or 0 for a row outside. */
+inline sumv_t row_sums_at(__global const row_t *tmp, int pitch, int v0, int y, int height)
+{
+    int sy = border_index(y, height);
+    return sy >= 0 ? LOAD_ROW_V(tmp + (size_t)sy * pitch + v0) : (sumv_t)0;
+}
+
+/* A work-item: the row sums of row y, BAND pixels at a time from x0 = its
+ * x times BAND, striding over the work-items along x (CPUs: one a row). */
+__kernel void box_walk_rows(__global const src_t *src, __global row_t *tmp, int width,
+                            int height, int pitch CHECK_ARG)
+{
+    RUN_IF_EXACT(0);
+    int y = get_global_id(1);
+    if (y >= height)
+        return;
+    __global const src_t *in = src + (size_t)y * width * CN;
+    for (int x0 = get_global_id(0) * BAND; x0 < width; x0 += get_global_size(0) * BAND) {
+        __global row_t *out = tmp + (size_t)y * pitch + x0 * CN;
+#define PIXEL(t) pixel_at(in, x0 - RX + (t), width)
+#define ROW_SUM(m, s) STORE_ROW(s, out + (m) * CN)
+        WINDOW_WALK(px_t, FW, min(BAND, width - x0), PIXEL, ROW_SUM);
+    }
+}
+
+/* A work-item: VEC values from v0 of BAND output rows from y0. */
+__kernel void box_walk_cols(__global const row_t *tmp, __global dst_t *dst, int width,
+                            int height, int pitch, acc_t weight, acc_t border_value,
+                            acc_t scale, acc_t delta CHECK_ARG)
+{
+    RUN_IF_EXACT(0);
+    int v0 = get_global_id(0) * VEC, y0 = get_global_id(1) * BAND, rowlen = width * CN;
+    if (v0 >= rowlen || y0 >= height)
+        return;
+#define ROW_SUMS(t) row_sums_at(tmp, pitch, v0, y0 - RY + (t), height)
+#define FINISH(m, s)                                                                     \
+    finish_values(s, v0, y0 + (m), width, height, weight, border_value, scale, delta,    \
+                  dst + (size_t)(y0 + (m)) * rowlen + v0)
+    WINDOW_WALK(sumv_t, FH, min(BAND, height - y0), ROW_SUMS, FINISH);
 }
 #endif

@@ -46,8 +46,12 @@ typedef struct {
 
 typedef struct oclconv__program_cache oclconv__program_cache;
 
-/* Scratch slots: 0 the source, 1 the destination, 2 a path's intermediate. */
-#define OCLCONV_SCRATCH_SLOTS 3
+/* Scratch slots: 0 the source, 1 the destination, 2 a path's intermediate,
+ * 3 the float box's check of its sums. */
+#define OCLCONV_SCRATCH_SLOTS 4
+/* The most kernels one call enqueues (the float box: check, two running-sum
+ * passes, two walks). */
+#define OCLCONV_MAX_KERNELS 5
 
 struct oclconv_context {
     cl_context cl;
@@ -60,7 +64,7 @@ struct oclconv_context {
     oclconv__program_cache *programs;
     size_t programs_built;
     oclconv_method last_method;
-    cl_event kernel_events[4]; /* the kernels of the call under way */
+    cl_event kernel_events[OCLCONV_MAX_KERNELS]; /* the kernels of the call under way */
     int kernel_event_count;
     const cl_event *wait_list; /* what the call's first command waits for */
     cl_uint wait_count;

@@ -1,8 +1,32 @@
-/* The box path (cl/box.cl): running sums along rows, then down columns. */
+/* The box path (cl/box.cl): window sums along rows, then down columns. */
 #include "internal.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+
+/* Float sources: box_check's findings start from nothing seen. */
+static const cl_uint check_start[2] = {0, INT_MAX};
+
+/* The arguments of a row pass and a column pass through tmp; `check` (float
+ * sources) last. */
+static oclconv_status pass_args(oclconv_context *ctx, cl_kernel rows, cl_kernel cols,
+                                const oclconv__io *io, cl_mem tmp, cl_int width, cl_int height,
+                                cl_int pitch, size_t a, const oclconv__acc finish[4], cl_mem check)
+{
+    oclconv_status s = oclconv__args(ctx, rows, 0, 5, sizeof io->in, &io->in, sizeof tmp, &tmp,
+                                     sizeof width, &width, sizeof height, &height, sizeof pitch,
+                                     &pitch);
+    if (s == OCLCONV_OK)
+        s = oclconv__args(ctx, cols, 0, 9, sizeof tmp, &tmp, sizeof io->out, &io->out,
+                          sizeof width, &width, sizeof height, &height, sizeof pitch, &pitch, a,
+                          &finish[0], a, &finish[1], a, &finish[2], a, &finish[3]);
+    if (s == OCLCONV_OK && check)
+        s = oclconv__args(ctx, rows, 5, 1, sizeof check, &check);
+    if (s == OCLCONV_OK && check)
+        s = oclconv__args(ctx, cols, 9, 1, sizeof check, &check);
+    return s;
+}
 
 oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
                                 const oclconv__io *io)
@@ -13,6 +37,7 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
     const oclconv_filter *f = job->filter;
     /* Row sums of 8-bit values over at most 257 taps fit 16 bits. */
     int narrow = !job->fused && job->src->type == OCLCONV_U8 && f->width * 255 <= 65535;
+    int walks = !job->sum_int; /* float sums: checked, and walked where inexact */
     snprintf(options + used, sizeof options - used,
              " -DSUM_INT=%d -DNARROW_ROWS=%d -DBAND=%d -DSEGMENT=%d%s", job->sum_int, narrow,
              job->band, OCLCONV_BOX_SEGMENT, job->fused ? " -DFUSED" : "");
@@ -21,44 +46,87 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
                       : job->sum_int ? sizeof(cl_uint)
                                      : oclconv__acc_size(job);
     size_t bands = ((size_t)job->src->height + (size_t)job->band - 1) / (size_t)job->band;
-    cl_kernel k[2];
+    cl_kernel k[2], check_k = NULL, walk_rows = NULL, walk_cols = NULL;
     oclconv_status s = oclconv__pass_kernels(ctx, "box", options, job->fused, k);
+    if (s == OCLCONV_OK && walks)
+        s = oclconv__get_kernel(ctx, "box", "box_check", options, &check_k);
+    if (s == OCLCONV_OK && walks)
+        s = oclconv__get_kernel(ctx, "box", "box_walk_rows", options, &walk_rows);
+    if (s == OCLCONV_OK && walks)
+        s = oclconv__get_kernel(ctx, "box", "box_walk_cols", options, &walk_cols);
     if (s != OCLCONV_OK)
         return s;
     cl_kernel fused = k[0], rows = k[0], cols = k[1];
-    cl_mem tmp = NULL; /* fused: two rows of sums a band; else the row pass */
-    s = oclconv__scratch(ctx, 2,
-                         pitch * (job->fused ? 2 * bands : (size_t)job->src->height) * sum_size,
-                         &tmp);
+    /* fused: two rows of sums a band; else, and for the walks, the row pass */
+    size_t rows_of_sums = job->fused ? 2 * bands : 0;
+    if ((!job->fused || walks) && rows_of_sums < (size_t)job->src->height)
+        rows_of_sums = (size_t)job->src->height;
+    cl_mem tmp = NULL, check = NULL;
+    s = oclconv__scratch(ctx, 2, pitch * rows_of_sums * sum_size, &tmp);
+    if (s == OCLCONV_OK && walks)
+        s = oclconv__scratch(ctx, 3, sizeof check_start, &check);
+    if (s == OCLCONV_OK && walks) {
+        cl_int err = clEnqueueWriteBuffer(ctx->queue, check, CL_FALSE, 0, sizeof check_start,
+                                          check_start, 0, NULL, NULL);
+        if (err != CL_SUCCESS)
+            s = oclconv__cl_fail(ctx, err, "clEnqueueWriteBuffer (box check)");
+    }
     cl_int width = job->src->width, height = job->src->height, pitch_arg = (cl_int)pitch;
+    cl_ulong values = (cl_ulong)width * (cl_ulong)height * (cl_ulong)job->src->channels;
     /* Every tap of a box has the same weight, the exact product of a row tap
      * and a column tap. */
-    oclconv__acc weight = oclconv__to_acc(job, (double)f->row[0] * f->col[0]);
-    oclconv__acc bv = oclconv__to_acc(job, job->opt.border_value);
-    oclconv__acc scale = oclconv__to_acc(job, job->opt.scale);
-    oclconv__acc delta = oclconv__to_acc(job, job->opt.delta);
+    oclconv__acc finish[4] = {oclconv__to_acc(job, (double)f->row[0] * f->col[0]),
+                              oclconv__to_acc(job, job->opt.border_value),
+                              oclconv__to_acc(job, job->opt.scale),
+                              oclconv__to_acc(job, job->opt.delta)};
     size_t a = oclconv__acc_size(job);
-    if (job->fused) {
+    if (s == OCLCONV_OK && walks) {
+        /* CPUs: a few work-items a core, each reading one contiguous
+         * share; GPUs: one for every 16 vectors, reading side by side, in
+         * groups of OCLCONV_BOX_SEGMENT (box_ok made sure they fit). */
+        cl_ulong vectors = values / v, checkers = job->cpu_shapes
+                                                      ? 64 * (cl_ulong)ctx->facts.compute_units
+                                                      : vectors / 16 + 1;
+        cl_ulong chunk = job->cpu_shapes ? (vectors + checkers - 1) / checkers : 1;
+        size_t group = job->cpu_shapes ? 1 : OCLCONV_BOX_SEGMENT;
+        s = oclconv__args(ctx, check_k, 0, 4, sizeof io->in, &io->in, sizeof values, &values,
+                          sizeof chunk, &chunk, sizeof check, &check);
         if (s == OCLCONV_OK)
-            s = oclconv__args(ctx, fused, 0, 10, sizeof io->in, &io->in, sizeof io->out, &io->out,
-                              sizeof tmp, &tmp, sizeof width, &width, sizeof height, &height,
-                              sizeof pitch_arg, &pitch_arg, a, &weight, a, &bv, a, &scale, a,
-                              &delta);
+            s = oclconv__run_2d_local(ctx, check_k, (size_t)checkers, 1, group, 1);
+    }
+    if (s != OCLCONV_OK)
+        return s;
+    /* The running sums (fused on CPUs), then for float sources the walks;
+     * the check has each return at once where it is not the one to run. */
+    if (job->fused) {
+        s = oclconv__args(ctx, fused, 0, 10, sizeof io->in, &io->in, sizeof io->out, &io->out,
+                          sizeof tmp, &tmp, sizeof width, &width, sizeof height, &height,
+                          sizeof pitch_arg, &pitch_arg, a, &finish[0], a, &finish[1], a,
+                          &finish[2], a, &finish[3]);
+        if (s == OCLCONV_OK && check)
+            s = oclconv__args(ctx, fused, 10, 1, sizeof check, &check);
         /* Each work-item is a long sequential walk: one a group, so the
          * few of them spread over every core. */
-        return s == OCLCONV_OK ? oclconv__run_2d_local(ctx, fused, 1, bands, 1, 1) : s;
+        if (s == OCLCONV_OK)
+            s = oclconv__run_2d_local(ctx, fused, 1, bands, 1, 1);
     }
-    if (s == OCLCONV_OK)
-        s = oclconv__args(ctx, rows, 0, 5, sizeof io->in, &io->in, sizeof tmp, &tmp, sizeof width,
-                          &width, sizeof height, &height, sizeof pitch_arg, &pitch_arg);
-    if (s == OCLCONV_OK)
-        s = oclconv__args(ctx, cols, 0, 9, sizeof tmp, &tmp, sizeof io->out, &io->out,
-                          sizeof width, &width, sizeof height, &height, sizeof pitch_arg,
-                          &pitch_arg, a, &weight, a, &bv, a, &scale, a, &delta);
-    if (s == OCLCONV_OK)
-        s = oclconv__run_2d_local(ctx, rows, (size_t)width, (size_t)height, OCLCONV_BOX_SEGMENT,
-                                  1);
-    if (s == OCLCONV_OK)
+    /* Two passes through tmp: the running sums on GPUs, the walks for
+     * float sources.  Float rows walk BAND pixels a work-item at a time, on
+     * CPUs a whole row, one a group. */
+    size_t walkers = ((size_t)width + (size_t)job->band - 1) / (size_t)job->band;
+    if (s == OCLCONV_OK && !job->fused)
+        s = pass_args(ctx, rows, cols, io, tmp, width, height, pitch_arg, a, finish, check);
+    if (s == OCLCONV_OK && !job->fused)
+        s = oclconv__run_2d_local(ctx, rows, (size_t)width, (size_t)height, OCLCONV_BOX_SEGMENT, 1);
+    if (s == OCLCONV_OK && !job->fused)
         s = oclconv__run_2d(ctx, job, cols, pitch / v, bands);
+    if (s == OCLCONV_OK && walks)
+        s = pass_args(ctx, walk_rows, walk_cols, io, tmp, width, height, pitch_arg, a, finish,
+                      check);
+    if (s == OCLCONV_OK && walks)
+        s = job->cpu_shapes ? oclconv__run_2d_local(ctx, walk_rows, 1, (size_t)height, 1, 1)
+                            : oclconv__run_2d(ctx, job, walk_rows, walkers, (size_t)height);
+    if (s == OCLCONV_OK && walks)
+        s = oclconv__run_2d(ctx, job, walk_cols, pitch / v, bands);
     return s;
 }

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_KERNELS 4
+#define MAX_KERNELS 6
 
 typedef struct cache_entry {
     struct cache_entry *next;

@@ -224,7 +224,7 @@ oclconv_status oclconv__run_2d_local(oclconv_context *ctx, cl_kernel k, size_t g
         local_arg = local;
     }
     int slot = ctx->kernel_event_count;
-    cl_event *event = slot < 4 ? &ctx->kernel_events[slot] : NULL;
+    cl_event *event = slot < OCLCONV_MAX_KERNELS ? &ctx->kernel_events[slot] : NULL;
     cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, global, local_arg,
                                         ctx->wait_count, ctx->wait_count ? ctx->wait_list : NULL,
                                         event);

@@ -31,7 +31,8 @@ void ref_result_free(ref_result *r);
 /* Compares a device result with the reference under the project's tolerance:
  * integer outputs equal round-half-even-and-saturate of the exact value,
  * except within 1e-3 of a rounding tie, where either neighbour is right;
- * float outputs within 1e-5 of the magnitude of the terms.  Returns the
+ * float outputs within 1e-5 of the magnitude of the terms; a NaN result
+ * (a NaN in the window) is NaN, or 0 as an integer, an infinite one equal.  Returns the
  * number of mismatches and describes the first in `why` (may be NULL). */
 long ref_compare(const oclconv_image *dst, const ref_result *ref, char *why, size_t why_size);
 

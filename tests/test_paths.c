@@ -188,9 +188,7 @@ static void worked_example(oclconv_context *ctx, oclconv_method method)
 /* Float values to u8 and u16 through a 1x1 separable filter of weight 1 (a box
  * too, so every path takes it): halves round
  * to even, out-of-range values saturate, NaN gives 0 (convert_*_sat_rte),
- * exactly, where the sweep's tolerance would take either neighbour of a tie.
- * The box path's running sums would carry a non-finite value into the next
- * windows, so it gets the finite values only. */
+ * exactly, where the sweep's tolerance would take either neighbour of a tie. */
 static void conversions(oclconv_context *ctx, oclconv_method method)
 {
     static float in[] = {0.5f,   1.5f,    2.5f,      -0.5f,     -0.49f,    0.49f,
@@ -200,7 +198,7 @@ static void conversions(oclconv_context *ctx, oclconv_method method)
     static const int u16[] = {0,     2,     2,     0, 0, 0, 254, 256, 254, 300, 0, 65534,
                               65535, 65535, 0,     0, 65535, 0};
     enum { N = sizeof in / sizeof *in };
-    int n = method == OCLCONV_METHOD_BOX ? N - 3 : N;
+    int n = N;
     static const float one = 1;
     oclconv_filter *f;
     ASSERT_OK(NULL, oclconv_filter_separable(1, &one, 1, &one, &f));
@@ -221,6 +219,42 @@ static void conversions(oclconv_context *ctx, oclconv_method method)
         ASSERT_EQ(out16[i], u16[i]);
     }
     oclconv_filter_destroy(f);
+}
+
+/* Float images with outliers: NaN, both infinities, +-1e30 and a patch
+ * of values near 1e-20.  Each result depends on its own window only: a
+ * non-finite value spoils just the windows that hold it, and a window of
+ * tiny values next to huge ones is still within 1e-5 of its own terms. */
+static void outliers(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
+{
+    static const oclconv_border borders[] = {OCLCONV_BORDER_CLAMP, OCLCONV_BORDER_CONSTANT,
+                                             OCLCONV_BORDER_REFLECT101, OCLCONV_BORDER_NORMALIZE};
+    static const float odd[] = {NAN, INFINITY, -INFINITY, 1e30f, -1e30f};
+    for (size_t b = 0; b < sizeof borders / sizeof *borders; b++) {
+        int cn = b % 2 ? 3 : 1, fw = b % 2 ? 7 : 3, fh = b < 2 ? 5 : 9;
+        oclconv_image src = image_random(rng, 61, 29, cn, OCLCONV_F32, 0);
+        float *v = src.data;
+        for (int y = 18; y < 29; y++) /* the tiny patch, rows 18.. */
+            for (int x = 30 * cn; x < 61 * cn; x++)
+                v[(size_t)y * 61 * cn + x] *= 1e-20f;
+        /* The outliers in rows 0..9; no +-1e30 for u8 results, where even
+         * the reference's double sums cannot cancel them exactly. */
+        oclconv_type dst = b == 2 ? OCLCONV_U8 : OCLCONV_F32;
+        for (int k = 0; k < 10; k++)
+            v[rng_next(rng) % (10 * 61 * (size_t)cn)] = odd[k % (dst == OCLCONV_U8 ? 3 : 5)];
+        oclconv_filter *f = filter_for(method, rng, fw, fh);
+        oclconv_options opt;
+        oclconv_options_init(&opt);
+        opt.method = method;
+        opt.border = borders[b];
+        opt.border_value = 2;
+        char label[160];
+        snprintf(label, sizeof label, "outliers %s %dx%d cn=%d %s", oclconv_method_name(method),
+                 fw, fh, cn, border_name(opt.border));
+        check_one(ctx, &src, dst, 0, f, &opt, label);
+        oclconv_filter_destroy(f);
+        image_free(&src);
+    }
 }
 
 /* Boxes on rows wider than a row-pass work-group (256 pixels), with radii
@@ -356,6 +390,7 @@ int main(void)
         if (methods[m] != OCLCONV_METHOD_BOX) /* the example's filter is no box */
             worked_example(ctx, methods[m]);
         conversions(ctx, methods[m]);
+        outliers(ctx, methods[m], &rng);
         in_place(ctx, methods[m], &rng);
         huge_filter(ctx, methods[m], &rng);
         sweep(ctx, methods[m], &rng);
@@ -372,6 +407,7 @@ int main(void)
         if (methods[m] == OCLCONV_METHOD_IMAGE || methods[m] == OCLCONV_METHOD_TILED)
             continue;
         conversions(ctx, methods[m]);
+        outliers(ctx, methods[m], &rng);
         in_place(ctx, methods[m], &rng);
         sweep(ctx, methods[m], &rng);
     }
