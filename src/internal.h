@@ -128,9 +128,8 @@ typedef struct {
 #define OCLCONV_FUSED_NO 0
 #define OCLCONV_FUSED_BANDS 1
 #define OCLCONV_FUSED_TILES 2
-/* Separable tiles: TILE_W x TILE_H work-items, each VEC values by band rows. */
-#define OCLCONV_TILE_W 32
-#define OCLCONV_TILE_H 8
+/* Separable tiles: this many work-items, each VEC values by band rows. */
+#define OCLCONV_TILE_ITEMS 256
 /* Box row pass: the work-items of a group, one pixel of a row each. */
 #define OCLCONV_BOX_SEGMENT 256
 

@@ -206,9 +206,11 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
  * rest and for float images under 3x3 taps (the image path's sampler is
  * emulated there and far slower).  On GPUs, measured on NVIDIA's OpenCL:
  * the separable tile kernel's cost grows with the taps times the channels
- * and the running sums' does not; the sums win from 63 of those (gray r31:
- * 2-6x, RGBA r15: 1.4x; RGBA r7 and gray r15 stay with the tiles,
- * unmeasured for 2 and 3 channels).  The buffer kernel's cached global
+ * and the running sums' does not; the sums win from 63 of those for 8-bit
+ * images (8K gray r31: 3.9x, RGBA r15: 1.05x; RGBA r7 and gray r15 stay
+ * with the tiles), from 127 for float images, whose sums are double and
+ * checked first (8K gray r31: the tiles 1.2x; RGBA r31: the sums 3x);
+ * unmeasured for 2 and 3 channels.  The buffer kernel's cached global
  * loads beat both local-memory tiles and the texture path for 2-D filters. */
 static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
 {
@@ -216,7 +218,8 @@ static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
                                            OCLCONV_METHOD_BUFFER};
     const oclconv_filter *f = job->filter;
     int widest = f->width > f->height ? f->width : f->height;
-    int box_pays = job->cpu_shapes || widest * job->src->channels > 62;
+    int box_pays = job->cpu_shapes ||
+                   widest * job->src->channels > (job->src->type == OCLCONV_F32 ? 126 : 62);
     /* On CPUs a float image under at most 3x3 taps goes straight to the
      * buffer kernel: nothing to convert, and 1.4-2x the separable and box
      * kernels on PoCL (8-bit images and wider filters: no gain). */
@@ -236,24 +239,27 @@ static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
     return OCLCONV_E_INVALID_ARG; /* not reached: the buffer path runs anything */
 }
 
-/* GPUs: separable passes fused over tiles of OCLCONV_TILE_W x OCLCONV_TILE_H
+/* GPUs: separable passes fused over tiles of OCLCONV_TILE_ITEMS
  * work-items, each going down `band` rows, the tile's row pass in local
- * memory.  The most rows that fit (fewer halo rows to recompute), at most
- * 8; else two passes through scratch. */
+ * memory.  32x8 work-items, or 16x16 above r3: a taller tile recomputes
+ * fewer halo rows in its row pass (measured on NVIDIA's OpenCL, 8K: 1.05-1.08x
+ * at r7, 1.18-1.20x at r15; 0.93-1.04x at r1 and r3).  The most rows that
+ * fit local memory (fewer halo rows again), at most 8; else two passes
+ * through scratch. */
 static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
 {
-    size_t items = OCLCONV_TILE_W * OCLCONV_TILE_H;
-    if (items > ctx->facts.max_work_group || OCLCONV_TILE_W > ctx->facts.max_work_item[0] ||
-        OCLCONV_TILE_H > ctx->facts.max_work_item[1])
+    size_t w = job->filter->height > 7 ? 16 : 32, h = OCLCONV_TILE_ITEMS / w;
+    if (OCLCONV_TILE_ITEMS > ctx->facts.max_work_group || w > ctx->facts.max_work_item[0] ||
+        h > ctx->facts.max_work_item[1])
         return;
-    size_t row_bytes = (size_t)OCLCONV_TILE_W * (size_t)job->vec * oclconv__acc_size(job);
+    size_t row_bytes = w * (size_t)job->vec * oclconv__acc_size(job);
     for (int band = 8; band >= 1; band /= 2) {
-        size_t rows = (size_t)OCLCONV_TILE_H * (size_t)band + 2 * (size_t)(job->filter->height / 2);
+        size_t rows = h * (size_t)band + 2 * (size_t)(job->filter->height / 2);
         if (rows * row_bytes + 1024 <= ctx->facts.local_mem) {
             job->fused = OCLCONV_FUSED_TILES;
             job->band = band;
-            job->local[0] = OCLCONV_TILE_W;
-            job->local[1] = OCLCONV_TILE_H;
+            job->local[0] = (int)w;
+            job->local[1] = (int)h;
             return;
         }
     }
