@@ -206,20 +206,19 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
  * rest and for float images under 3x3 taps (the image path's sampler is
  * emulated there and far slower).  On GPUs, measured on NVIDIA's OpenCL:
  * the separable tile kernel's cost grows with the taps times the channels
- * and the running sums' does not; the sums win from 63 of those for 8-bit
- * images (8K gray r31: 3.9x, RGBA r15: 1.05x; RGBA r7 and gray r15 stay
- * with the tiles), from 127 for float images, whose sums are double and
- * checked first (8K gray r31: the tiles 1.2x; RGBA r31: the sums 3x);
- * unmeasured for 2 and 3 channels.  The buffer kernel's cached global
- * loads beat both local-memory tiles and the texture path for 2-D filters. */
+ * and the running sums' does not; the sums win from 63 of those (u8 gray
+ * r31: 3.8x, RGBA8 r15: 1.05x, f32 RGBA r31: 2.2x; RGBA r7 and gray r15
+ * stay with the tiles; f32 gray r31 is even: the tiles 1.2x at 8K, the
+ * sums 1.3x at 4K; unmeasured for 2 and 3 channels).  The buffer kernel's
+ * cached global loads beat both local-memory tiles and the texture path
+ * for 2-D filters. */
 static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
 {
     static const oclconv_method order[] = {OCLCONV_METHOD_BOX, OCLCONV_METHOD_SEPARABLE,
                                            OCLCONV_METHOD_BUFFER};
     const oclconv_filter *f = job->filter;
     int widest = f->width > f->height ? f->width : f->height;
-    int box_pays = job->cpu_shapes ||
-                   widest * job->src->channels > (job->src->type == OCLCONV_F32 ? 126 : 62);
+    int box_pays = job->cpu_shapes || widest * job->src->channels > 62;
     /* On CPUs a float image under at most 3x3 taps goes straight to the
      * buffer kernel: nothing to convert, and 1.4-2x the separable and box
      * kernels on PoCL (8-bit images and wider filters: no gain). */
