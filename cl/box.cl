@@ -132,31 +132,36 @@ inline void finish_values(sumv_t s, int v0, int y, int width, int height, acc_t 
 #endif
 }
 
-/* box_rows: a work-group of SEGMENT work-items makes the row sums of SEGMENT
- * pixels of one row.  Its line is the pixels from x0 - RX - 1 to
- * x0 + SEGMENT + RX - 1; with P the line's prefix sums, the window of
- * work-item i is P[i + 2 RX + 1] - P[i].  The line goes through local memory
- * in blocks of 2 SEGMENT pixels, loaded side by side and scanned there
- * (each work-item its two, then the SEGMENT pair totals), the earlier
- * blocks' total carried on. */
-#define BLOCK (2 * SEGMENT)
+/* box_rows: a work-group of SEGMENT work-items makes the row sums of
+ * OUTS = 2 SEGMENT pixels of one row, two a work-item.  Its line is the
+ * pixels from x0 - RX - 1 to x0 + OUTS + RX - 1; with P the line's prefix
+ * sums, the window of output j is P[j + 2 RX + 1] - P[j].  The line goes
+ * through local memory in blocks of 4 SEGMENT pixels, loaded side by side
+ * and scanned there (each work-item its four in a row, then a scan of the
+ * SEGMENT four-pixel totals), the earlier blocks' total carried on: up to
+ * r255 one block and one scan make 2 SEGMENT sums. */
+#define OUTS (2 * SEGMENT)
+#define BLOCK (4 * SEGMENT)
 __kernel __attribute__((reqd_work_group_size(SEGMENT, 1, 1)))
 void box_rows(__global const src_t *src, __global row_t *tmp, int width, int height, int pitch CHECK_ARG)
 {
     RUN_IF_EXACT(1);
     __local px_t line[BLOCK], part[SEGMENT];
-    int i = get_local_id(0), y = get_group_id(1), x = get_global_id(0);
-    int first = (int)get_group_id(0) * SEGMENT - RX - 1, len = SEGMENT + 2 * RX + 1;
+    int i = get_local_id(0), y = get_group_id(1), x0 = (int)get_group_id(0) * OUTS;
+    int first = x0 - RX - 1, len = OUTS + 2 * RX + 1;
     __global const src_t *in = src + (size_t)y * width * CN;
-    px_t lo = 0, hi = 0, carry = 0;
+    px_t lo[2] = {0, 0}, hi[2] = {0, 0}, carry = 0;
     for (int b0 = 0; b0 < len; b0 += BLOCK) {
         for (int k = i; k < BLOCK; k += SEGMENT) {
             int sx = b0 + k < len ? border_index(first + b0 + k, width) : -1;
             line[k] = sx >= 0 ? LOAD_PX(in + sx * CN) : (px_t)0;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        px_t pair0 = line[2 * i], pair1 = pair0 + line[2 * i + 1];
-        part[i] = pair1;
+        px_t q[4];
+        q[0] = line[4 * i];
+        for (int k = 1; k < 4; k++)
+            q[k] = q[k - 1] + line[4 * i + k];
+        part[i] = q[3];
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int d = 1; d < SEGMENT; d *= 2) {
             px_t add = i >= d ? part[i - d] : (px_t)0;
@@ -165,19 +170,24 @@ void box_rows(__global const src_t *src, __global row_t *tmp, int width, int hei
             barrier(CLK_LOCAL_MEM_FENCE);
         }
         px_t before = carry + (i > 0 ? part[i - 1] : (px_t)0);
-        line[2 * i] = before + pair0;
-        line[2 * i + 1] = before + pair1;
+        for (int k = 0; k < 4; k++)
+            line[4 * i + k] = before + q[k];
         carry += part[SEGMENT - 1];
         barrier(CLK_LOCAL_MEM_FENCE);
-        int a = i - b0, c = i + 2 * RX + 1 - b0;
-        if (a >= 0 && a < BLOCK)
-            lo = line[a];
-        if (c >= 0 && c < BLOCK)
-            hi = line[c];
+        for (int o = 0; o < 2; o++) {
+            int a = i + o * SEGMENT - b0, c = a + 2 * RX + 1;
+            if (a >= 0 && a < BLOCK)
+                lo[o] = line[a];
+            if (c >= 0 && c < BLOCK)
+                hi[o] = line[c];
+        }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (x < width && y < height)
-        STORE_ROW(hi - lo, tmp + (size_t)y * pitch + x * CN);
+    for (int o = 0; o < 2; o++) {
+        int x = x0 + i + o * SEGMENT;
+        if (x < width)
+            STORE_ROW(hi[o] - lo[o], tmp + (size_t)y * pitch + x * CN);
+    }
 }
 
 __kernel void box_cols(__global const row_t *tmp, __global dst_t *dst, int width, int height,

@@ -116,8 +116,12 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
     size_t walkers = ((size_t)width + (size_t)job->band - 1) / (size_t)job->band;
     if (s == OCLCONV_OK && !job->fused)
         s = pass_args(ctx, rows, cols, io, tmp, width, height, pitch_arg, a, finish, check);
+    /* The running sums' row pass: a group of OCLCONV_BOX_SEGMENT makes twice as
+     * many pixels. */
+    size_t row_groups = ((size_t)width + 2 * OCLCONV_BOX_SEGMENT - 1) / (2 * OCLCONV_BOX_SEGMENT);
     if (s == OCLCONV_OK && !job->fused)
-        s = oclconv__run_2d_local(ctx, rows, (size_t)width, (size_t)height, OCLCONV_BOX_SEGMENT, 1);
+        s = oclconv__run_2d_local(ctx, rows, row_groups * OCLCONV_BOX_SEGMENT, (size_t)height,
+                                  OCLCONV_BOX_SEGMENT, 1);
     if (s == OCLCONV_OK && !job->fused)
         s = oclconv__run_2d(ctx, job, cols, pitch / v, bands);
     if (s == OCLCONV_OK && walks)

@@ -159,8 +159,9 @@ static oclconv_status box_ok(oclconv_context *ctx, const oclconv__job *job)
         return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
                              "the box path sums float images in double, which this device lacks");
     /* GPU shapes: the row pass's work-groups of OCLCONV_BOX_SEGMENT and
-     * their 3 * OCLCONV_BOX_SEGMENT sums of a pixel in local memory. */
-    size_t sums = 3 * OCLCONV_BOX_SEGMENT * 4 * sizeof(double);
+     * their 5 * OCLCONV_BOX_SEGMENT sums of a pixel in local memory. */
+    size_t sums = 5 * OCLCONV_BOX_SEGMENT * (size_t)job->src->channels *
+                  (job->src->type == OCLCONV_F32 ? sizeof(double) : sizeof(cl_uint));
     if (!job->cpu_shapes && (ctx->facts.max_work_group < OCLCONV_BOX_SEGMENT ||
                              ctx->facts.max_work_item[0] < OCLCONV_BOX_SEGMENT ||
                              ctx->facts.local_mem < sums))

@@ -257,8 +257,8 @@ static void outliers(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
     }
 }
 
-/* Boxes on rows wider than a row-pass work-group (256 pixels), with radii
- * from 1 to past the 512-pixel blocks the GPU row pass scans its line in,
+/* Boxes on rows wider than a row-pass work-group's 512 pixels, with radii
+ * from 1 to past the 1024-pixel blocks the GPU row pass scans its line in,
  * and 128, the widest whose 8-bit row sums the GPU keeps in 16 bits: on a
  * white image they reach 65535 exactly. */
 static void wide_box(oclconv_context *ctx, uint64_t *rng)
