@@ -1125,15 +1125,13 @@ static int run_format(bench *b, const format *fm, format_summary *sum)
             add_ratio(&fstats, q, est, fm->name, cd->label);
             add_ratio(&b->total, q, est, fm->name, cd->label);
         }
-        for (int p = 0; p < path_count; p++)
-            if (cd->c.k == BOX && path_list[p] == OCLCONV_METHOD_BOX && cd->c.r == 1)
-                sum->sums_lo = rw.path[p];
-            else if (cd->c.k == BOX && path_list[p] == OCLCONV_METHOD_BOX && cd->c.r == 31)
-                sum->sums_hi = rw.path[p];
-        if (cd->c.k == BOX && cd->c.r == 1)
-            sum->box_lo = rw.autoc;
-        if (cd->c.k == BOX && cd->c.r == 31)
-            sum->box_hi = rw.autoc;
+        if (cd->c.k == BOX && (cd->c.r == 1 || cd->c.r == 31)) {
+            cell *sums = cd->c.r == 1 ? &sum->sums_lo : &sum->sums_hi;
+            for (int p = 0; p < path_count; p++)
+                if (path_list[p] == OCLCONV_METHOD_BOX)
+                    *sums = rw.path[p];
+            *(cd->c.r == 1 ? &sum->box_lo : &sum->box_hi) = rw.autoc;
+        }
         if (cd->c.k == GAUSS) {
             if (sum->gauss_lo.state == CELL_NONE)
                 sum->gauss_lo = rw.autoc;

@@ -143,7 +143,8 @@ inline void finish_values(sumv_t s, int v0, int y, int width, int height, acc_t 
 #define OUTS (2 * SEGMENT)
 #define BLOCK (4 * SEGMENT)
 __kernel __attribute__((reqd_work_group_size(SEGMENT, 1, 1)))
-void box_rows(__global const src_t *src, __global row_t *tmp, int width, int height, int pitch CHECK_ARG)
+void box_rows(__global const src_t *src, __global row_t *tmp, int width, int height,
+              int pitch CHECK_ARG)
 {
     RUN_IF_EXACT(1);
     __local px_t line[BLOCK], part[SEGMENT];
@@ -305,41 +306,47 @@ __kernel void box_fused(__global const src_t *src, __global dst_t *dst, __global
 }
 #endif
 #if !SUM_INT
+typedef CAT(uint, VEC) uintv_t;
+typedef CAT(int, VEC) intv_t;
+
+/* Folds VEC values into the bits of the largest |value| and the exponent of
+ * the finest last bit (values of 0 have none). */
+inline void fold_values(CAT(float, VEC) x, uintv_t *top, intv_t *grain)
+{
+    uintv_t bits = CAT(as_uint, VEC)(x) & 0x7fffffffu;
+    uintv_t e = bits >> 23, m = (bits & 0x7fffffu) | (e != 0 ? 0x800000u : 0u);
+    /* m's last bit, 2^k, has the float exponent field k + 127; the value is
+     * m * 2^(max(e, 1) - 150). */
+    uintv_t k = CAT(as_uint, VEC)(CAT(convert_float, VEC)(m & (0u - m))) >> 23;
+    intv_t g = CAT(as_int, VEC)(max(e, 1u) + k) - (150 + 127);
+    *top = max(*top, bits);
+    *grain = min(*grain, select((intv_t)INT_MAX, g, CAT(as_int, VEC)(bits) != 0));
+}
+
 /* A work-item: blocks of `chunk` vectors of VEC values, every global-size-th
- * block from its own (GPUs: chunk 1, side by side; CPUs: one long block);
- * then a group's findings go into check (see sums_exact). */
+ * block from its own (GPUs: chunk 1, side by side; CPUs: one long block),
+ * work-item 0 the last values padded with 0; then a group's findings go
+ * into check (see sums_exact). */
 __kernel void box_check(__global const src_t *src, ulong values, ulong chunk,
                         __global uint *check)
 {
-    typedef CAT(uint, VEC) uintv_t;
-    typedef CAT(int, VEC) intv_t;
     uintv_t top = 0;
     intv_t grain = INT_MAX;
     ulong vectors = values / VEC;
     for (ulong b = get_global_id(0) * chunk; b < vectors; b += get_global_size(0) * chunk)
-        for (ulong v = b * VEC; v < min(vectors, b + chunk) * VEC; v += VEC) {
-            uintv_t bits = CAT(as_uint, VEC)(CAT(vload, VEC)(0, src + v)) & 0x7fffffffu;
-            uintv_t e = bits >> 23, m = (bits & 0x7fffffu) | (e != 0 ? 0x800000u : 0u);
-            /* m's last bit, 2^k, has the float exponent field k + 127; the
-             * value is m * 2^(max(e, 1) - 150) (lanes of 0 aside). */
-            uintv_t k = CAT(as_uint, VEC)(CAT(convert_float, VEC)(m & (0u - m))) >> 23;
-            intv_t g = CAT(as_int, VEC)(max(e, 1u) + k) - (150 + 127);
-            top = max(top, bits);
-            grain = min(grain, select((intv_t)INT_MAX, g, CAT(as_int, VEC)(bits) != 0));
-        }
+        for (ulong v = b * VEC; v < min(vectors, b + chunk) * VEC; v += VEC)
+            fold_values(CAT(vload, VEC)(0, src + v), &top, &grain);
+    if (get_global_id(0) == 0 && vectors * VEC < values) {
+        float tail[VEC];
+        for (int i = 0; i < VEC; i++)
+            tail[i] = vectors * VEC + i < values ? src[vectors * VEC + i] : 0.0f;
+        fold_values(CAT(vload, VEC)(0, tail), &top, &grain);
+    }
     uint top1 = 0;
     int grain1 = INT_MAX;
     for (int i = 0; i < VEC; i++) {
         top1 = max(top1, ((uint *)&top)[i]);
         grain1 = min(grain1, ((int *)&grain)[i]);
-    }
-    for (ulong v = get_global_id(0) == 0 ? vectors * VEC : values; v < values; v++) {
-        uint b = as_uint(src[v]) & 0x7fffffffu, e = b >> 23;
-        uint m = (b & 0x7fffffu) | (e != 0 ? 0x800000u : 0u);
-        top1 = max(top1, b);
-        if (b)
-            grain1 = min(grain1, (int)(max(e, 1u) + (as_uint((float)(m & (0u - m))) >> 23)) -
-                                     (150 + 127));
     }
     /* The group's findings first, then one update of check a group. */
     __local uint group_top;

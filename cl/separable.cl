@@ -175,8 +175,8 @@ inline accv_t tile_row_pass(__global const src_t *in, int width, int v0, WEIGHTS
         acc_t win[WIN_LEN];
 #pragma unroll
         for (int k = 0; k < WIN_LEN; k += 4)
-            vstore4(CAT(convert_, CAT(ACC_NAME, 4))(*(__global const CAT(SRC_NAME, 4) *)(first + k)),
-                    0, win + k);
+            vstore4(CAT(convert_, CAT(ACC_NAME, 4))(
+                        *(__global const CAT(SRC_NAME, 4) *)(first + k)), 0, win + k);
         accv_t sum = 0;
 #pragma unroll
         for (int i = 0; i < FW; i++)
@@ -221,8 +221,8 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
     }
     for (int k = 0; k < PY && y0 + r0 + k < height; k++) {
         int y = y0 + r0 + k;
-        store_result(sum[k], col_window(y, height, col), col_sum, scale, delta, dst + (size_t)y * rowlen + v0,
-                     rowlen - v0);
+        store_result(sum[k], col_window(y, height, col), col_sum, scale, delta,
+                     dst + (size_t)y * rowlen + v0, rowlen - v0);
     }
 }
 #endif

@@ -103,7 +103,7 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
                           sizeof tmp, &tmp, sizeof width, &width, sizeof height, &height,
                           sizeof pitch_arg, &pitch_arg, a, &finish[0], a, &finish[1], a,
                           &finish[2], a, &finish[3]);
-        if (s == OCLCONV_OK && check)
+        if (s == OCLCONV_OK && walks)
             s = oclconv__args(ctx, fused, 10, 1, sizeof check, &check);
         /* Each work-item is a long sequential walk: one a group, so the
          * few of them spread over every core. */
