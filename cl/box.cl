@@ -1,15 +1,17 @@
 /*
- * Box filters by window sums whose cost does not grow with the radius, in
- * two passes through a scratch image of row sums (rows `pitch` values
- * apart), or fused on CPUs.  Outside taps of ZERO / CONSTANT / NORMALIZE
+ * Box filters by window sums whose cost does not grow with the radius: in
+ * one pass over lines of columns on GPUs (box_tile), in one pass down bands
+ * of whole rows on CPUs (box_fused), or in two passes through a scratch
+ * image of row sums (rows `pitch` values apart) where a GPU's line would
+ * not fit local memory.  Outside taps of ZERO / CONSTANT / NORMALIZE
  * add nothing; the last two are corrected from the count of in-image taps,
  * cx * cy, at the end.
  *  - Integer sources sum in uint, exactly, by running sums: a window is the
  *    one before it plus the value that enters minus the one that leaves
- *    (modulo 2^32, still exact).  box_rows: a work-group makes the row sums
- *    of a segment of a row from prefix sums in local memory; box_cols: a
- *    work-item slides VEC values wide down a band of BAND rows; box_fused
- *    (CPUs): a work-item slides over whole rows of a band, no scratch.
+ *    (modulo 2^32, still exact).  box_tile and box_fused: see there;
+ *    box_rows: a work-group makes the row sums of a segment of a row from
+ *    prefix sums in local memory; box_cols: a work-item slides VEC values
+ *    wide down a band of BAND rows.
  *  - Float sources sum in double.  box_check first finds whether every
  *    running sum of the image is exact (all values finite, multiples of
  *    the smallest one's last bit, and the sums small enough for double's
@@ -19,8 +21,8 @@
  *    and rounds like a direct sum, and a NaN, an infinity or a huge value
  *    stays in the windows that hold it.  Each kernel reads the check and
  *    returns at once when it is not the one to run.
- * Expects -DSUM_INT, -DNARROW_ROWS, -DBAND, -DSEGMENT besides common.cl's
- * macros.
+ * Expects -DSUM_INT, -DNARROW_ROWS, -DBAND, -DSEGMENT (and -DLINE -DCH for
+ * box_tile, -DFUSED for box_fused) besides common.cl's macros.
  */
 #if SUM_INT
 #define SUM_NAME uint
@@ -80,7 +82,11 @@ typedef CAT(SUM_NAME, VEC) sumv_t;
  * largest sums (a GPU row pass's prefixes over a line, the column and row
  * sums on CPUs) add at most SUM_TERMS values. */
 #define CHECK_ARG , __global const uint *check
+#ifdef LINE
+#define SUM_TERMS ((double)max(LINE, FW + 1 + 2 * SEGMENT) * (double)(FH + 1))
+#else
 #define SUM_TERMS ((double)(FW + 1 + 2 * SEGMENT) * (double)(FH + 1))
+#endif
 inline int sums_exact(__global const uint *check)
 {
     uint top = check[0];
@@ -98,9 +104,25 @@ inline int taps_inside(int i, int r, int n)
     return min(i + r, n - 1) - max(i - r, 0) + 1;
 }
 
+/* The output value of a sum of taps r (times their weight) at pixel x of row
+ * y: CONSTANT adds the outside taps' share, NORMALIZE rescales by all taps
+ * / inside taps. */
+inline dst_t finish_taps(acc_t r, int x, int y, int width, int height, acc_t weight,
+                         acc_t border_value, acc_t scale, acc_t delta)
+{
+#if BORDER == BORDER_CONSTANT || BORDER == BORDER_NORMALIZE
+    int inside = taps_inside(x, RX, width) * taps_inside(y, RY, height);
+#if BORDER == BORDER_CONSTANT
+    r = r + border_value * (acc_t)(FW * FH - inside) * weight;
+#else
+    r = r * ((acc_t)(FW * FH) / (acc_t)inside);
+#endif
+#endif
+    return TO_DST(scale * r + delta);
+}
+
 /* The VEC output values from v0 of row y, from their window sums s: each
- * tap has the same `weight` (row tap * column tap, exact); CONSTANT adds
- * the outside taps' share, NORMALIZE rescales by all taps / inside taps. */
+ * tap has the same `weight` (row tap * column tap, exact). */
 inline void finish_values(sumv_t s, int v0, int y, int width, int height, acc_t weight,
                           acc_t border_value, acc_t scale, acc_t delta, __global dst_t *out)
 {
@@ -109,16 +131,9 @@ inline void finish_values(sumv_t s, int v0, int y, int width, int height, acc_t 
 #if BORDER == BORDER_CONSTANT || BORDER == BORDER_NORMALIZE
     acc_t lanes[VEC];
     STORE_ACC_V(r, lanes);
-    int cy = taps_inside(y, RY, height);
-    for (int k = 0; k < VEC && v0 + k < rowlen; k++) {
-        int inside = taps_inside((v0 + k) / CN, RX, width) * cy;
-#if BORDER == BORDER_CONSTANT
-        acc_t v = lanes[k] + border_value * (acc_t)(FW * FH - inside) * weight;
-#else
-        acc_t v = lanes[k] * ((acc_t)(FW * FH) / (acc_t)inside);
-#endif
-        out[k] = TO_DST(scale * v + delta);
-    }
+    for (int k = 0; k < VEC && v0 + k < rowlen; k++)
+        out[k] = finish_taps(lanes[k], (v0 + k) / CN, y, width, height, weight, border_value,
+                             scale, delta);
 #else
     r = scale * r + delta;
     if (v0 + VEC <= rowlen) {
@@ -218,6 +233,119 @@ __kernel void box_cols(__global const row_t *tmp, __global dst_t *dst, int width
                       dst + (size_t)y * rowlen + v0);
     }
 }
+
+#ifdef LINE
+/*
+ * GPUs, one pass: a work-group of SEGMENT work-items makes the outputs of
+ * LINE_OUTS pixels of a row from x0 for BAND rows, CH rows at a time, with no
+ * scratch image.  Its line is the LINE columns from x0 - RX - 1; each
+ * work-item slides the column sums of PPI of them (i, i + SEGMENT, ...:
+ * side by side in memory) down the rows, and puts CH rows of them into
+ * local memory.  Each of those rows is scanned there, RUN values a
+ * work-item in a row, then the RUNS work-items' totals; output j of a row
+ * is P[j + FW] - P[j] of its prefix sums P.  One scan of CH rows, about
+ * ten barriers, serves CH * LINE_OUTS outputs.
+ */
+#define PPI (LINE / SEGMENT)
+#define RUNS (SEGMENT / CH)
+#define RUN (LINE / RUNS)
+#define LINE_OUTS (LINE - FW)
+/* Where value k of a line sits: a gap after each run, so that the
+ * work-items of a row scan their runs in different banks. */
+#define SLOT(k) ((k) + (k) / RUN)
+#define LINE_SLOTS (LINE + RUNS)
+
+__kernel __attribute__((reqd_work_group_size(SEGMENT, 1, 1)))
+void box_tile(__global const src_t *src, __global dst_t *dst, int width, int height,
+              acc_t weight, acc_t border_value, acc_t scale, acc_t delta CHECK_ARG)
+{
+    RUN_IF_EXACT(1);
+    __local px_t line[CH * LINE_SLOTS], part[2 * SEGMENT];
+    int i = get_local_id(0), x0 = (int)get_group_id(0) * LINE_OUTS;
+    int y0 = (int)get_group_id(1) * BAND;
+    int y_end = min(y0 + BAND, height);
+    int sx[PPI];
+    px_t v[PPI];
+    for (int m = 0; m < PPI; m++) {
+        sx[m] = border_index(x0 - RX - 1 + i + m * SEGMENT, width);
+        v[m] = 0;
+    }
+    for (int j = -RY; j <= RY; j++) {
+        int sy = border_index(y0 + j, height);
+        for (int m = 0; m < PPI; m++)
+            if (sy >= 0 && sx[m] >= 0)
+                v[m] += LOAD_PX(src + ((size_t)sy * width + sx[m]) * CN);
+    }
+    /* This work-item's run: row c of the CH, run r of the row's RUNS. */
+    int c = i / RUNS, r = i % RUNS;
+    __local px_t *run = line + c * LINE_SLOTS + r * (RUN + 1);
+    for (int y = y0; y < y_end; y += CH) {
+        for (int k = 0; k < CH; k++) {
+            int yk = y + k;
+            if (yk > y0 && yk < y_end) {
+                int enter = border_index(yk + RY, height);
+                int leave = border_index(yk - RY - 1, height);
+                for (int m = 0; m < PPI; m++) {
+                    if (sx[m] < 0)
+                        continue;
+                    if (enter >= 0)
+                        v[m] += LOAD_PX(src + ((size_t)enter * width + sx[m]) * CN);
+                    if (leave >= 0)
+                        v[m] -= LOAD_PX(src + ((size_t)leave * width + sx[m]) * CN);
+                }
+            }
+            for (int m = 0; m < PPI; m++)
+                line[k * LINE_SLOTS + SLOT(i + m * SEGMENT)] = v[m];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        px_t q = 0;
+        for (int t = 0; t < RUN; t++) {
+            q += run[t];
+            run[t] = q;
+        }
+        part[i] = q;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* The totals' inclusive scan along each row, between the two
+         * halves of part: one barrier a step. */
+        int from = 0;
+        for (int d = 1; d < RUNS; d *= 2) {
+            px_t a = part[from + i];
+            if (r >= d)
+                a += part[from + i - d];
+            part[SEGMENT - from + i] = a;
+            from = SEGMENT - from;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        /* P[k] of row k_row: its run's prefix plus the runs before it. */
+#define PREFIX(row, k)                                                       \
+    (line[(row) * LINE_SLOTS + SLOT(k)] +                                     \
+     ((k) >= RUN ? part[from + (row) * RUNS + (k) / RUN - 1] : (px_t)0))
+        for (int k = 0; k < CH && y + k < y_end; k++) {
+            for (int m = 0; m < PPI; m++) {
+                int j = i + m * SEGMENT, x = x0 + j;
+                if (j >= LINE_OUTS || x >= width)
+                    continue;
+                px_t s = PREFIX(k, j + FW) - PREFIX(k, j);
+                __global dst_t *out = dst + ((size_t)(y + k) * width + x) * CN;
+#if CN == 1
+                *out = finish_taps((acc_t)s * weight, x, y + k, width, height, weight,
+                                   border_value, scale, delta);
+#else
+                acc_t lanes[CN];
+                dst_t px[CN];
+                CAT(vstore, CN)(CAT(convert_, CAT(ACC_NAME, CN))(s) * weight, 0, lanes);
+                for (int ch = 0; ch < CN; ch++)
+                    px[ch] = finish_taps(lanes[ch], x, y + k, width, height, weight,
+                                         border_value, scale, delta);
+                CAT(vstore, CN)(CAT(vload, CN)(0, px), 0, out);
+#endif
+            }
+        }
+#undef PREFIX
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+#endif
 
 #ifdef FUSED
 /*

@@ -1,4 +1,4 @@
-/* The box path (cl/box.cl): window sums along rows, then down columns. */
+/* The box path (cl/box.cl): window sums along rows and down columns, in one pass or two. */
 #include "internal.h"
 
 #include <limits.h>
@@ -38,9 +38,13 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
     /* Row sums of 8-bit values over at most 257 taps fit 16 bits. */
     int narrow = !job->fused && job->src->type == OCLCONV_U8 && f->width * 255 <= 65535;
     int walks = !job->sum_int; /* float sums: checked, and walked where inexact */
-    snprintf(options + used, sizeof options - used,
-             " -DSUM_INT=%d -DNARROW_ROWS=%d -DBAND=%d -DSEGMENT=%d%s", job->sum_int, narrow,
-             job->band, OCLCONV_BOX_SEGMENT, job->fused ? " -DFUSED" : "");
+    int tiles = job->fused == OCLCONV_FUSED_TILES, line = job->tile[0];
+    used += (size_t)snprintf(options + used, sizeof options - used,
+                             " -DSUM_INT=%d -DNARROW_ROWS=%d -DBAND=%d -DSEGMENT=%d%s", job->sum_int,
+                             narrow, job->band, OCLCONV_BOX_SEGMENT,
+                             job->fused == OCLCONV_FUSED_BANDS ? " -DFUSED" : "");
+    if (tiles)
+        snprintf(options + used, sizeof options - used, " -DLINE=%d -DCH=%d", line, job->tile[1]);
     size_t pitch = oclconv__vec_pitch(job), v = (size_t)job->vec;
     size_t sum_size = narrow         ? sizeof(cl_ushort)
                       : job->sum_int ? sizeof(cl_uint)
@@ -57,12 +61,13 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
     if (s != OCLCONV_OK)
         return s;
     cl_kernel fused = k[0], rows = k[0], cols = k[1];
-    /* fused: two rows of sums a band; else, and for the walks, the row pass */
-    size_t rows_of_sums = job->fused ? 2 * bands : 0;
+    /* bands: two rows of sums a band; two passes, and the walks: a row pass */
+    size_t rows_of_sums = job->fused == OCLCONV_FUSED_BANDS ? 2 * bands : 0;
     if ((!job->fused || walks) && rows_of_sums < (size_t)job->src->height)
         rows_of_sums = (size_t)job->src->height;
     cl_mem tmp = NULL, check = NULL;
-    s = oclconv__scratch(ctx, 2, pitch * rows_of_sums * sum_size, &tmp);
+    if (rows_of_sums)
+        s = oclconv__scratch(ctx, 2, pitch * rows_of_sums * sum_size, &tmp);
     if (s == OCLCONV_OK && walks)
         s = oclconv__scratch(ctx, 3, sizeof check_start, &check);
     if (s == OCLCONV_OK && walks) {
@@ -98,7 +103,19 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
         return s;
     /* The running sums (fused on CPUs), then for float sources the walks;
      * the check has each return at once where it is not the one to run. */
-    if (job->fused) {
+    if (tiles) {
+        s = oclconv__args(ctx, fused, 0, 8, sizeof io->in, &io->in, sizeof io->out, &io->out,
+                          sizeof width, &width, sizeof height, &height, a, &finish[0], a,
+                          &finish[1], a, &finish[2], a, &finish[3]);
+        if (s == OCLCONV_OK && walks)
+            s = oclconv__args(ctx, fused, 8, 1, sizeof check, &check);
+        /* A group a line of LINE - width outputs by a band. */
+        size_t outs = (size_t)(line - f->width);
+        if (s == OCLCONV_OK)
+            s = oclconv__run_2d_local(ctx, fused,
+                                      ((size_t)width + outs - 1) / outs * OCLCONV_BOX_SEGMENT,
+                                      bands, OCLCONV_BOX_SEGMENT, 1);
+    } else if (job->fused) {
         s = oclconv__args(ctx, fused, 0, 10, sizeof io->in, &io->in, sizeof io->out, &io->out,
                           sizeof tmp, &tmp, sizeof width, &width, sizeof height, &height,
                           sizeof pitch_arg, &pitch_arg, a, &finish[0], a, &finish[1], a,

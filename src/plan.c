@@ -205,21 +205,20 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
  * separable passes, the buffer kernel.  On CPUs: running sums for boxes,
  * fused passes for separable filters, the vectorised buffer kernel for the
  * rest and for float images under 3x3 taps (the image path's sampler is
- * emulated there and far slower).  On GPUs, measured on NVIDIA's OpenCL:
- * the separable tile kernel's cost grows with the taps times the channels
- * and the running sums' does not; the sums win from 63 of those (u8 gray
- * r31: 3.8x, RGBA8 r15: 1.05x, f32 RGBA r31: 2.2x; RGBA r7 and gray r15
- * stay with the tiles; f32 gray r31 is even: the tiles 1.2x at 8K, the
- * sums 1.3x at 4K; unmeasured for 2 and 3 channels).  The buffer kernel's
- * cached global loads beat both local-memory tiles and the texture path
- * for 2-D filters. */
+ * emulated there and far slower).  On GPUs, measured on NVIDIA's OpenCL
+ * (4K and 8K): the separable tiles' cost grows with the taps and the
+ * one-pass running sums' does not; the sums win from 15 taps for integer
+ * images (RGBA8 r7 1.1-1.3x; u8 gray r7 0.9x at 8K, 1.25x at 4K) and from
+ * 33 for float ones, whose sums are doubles (f32 gray r15 0.8x at 8K,
+ * 1.2x at 4K; r23 1.2-1.7x).  The buffer kernel's cached global loads beat
+ * both local-memory tiles and the texture path for 2-D filters. */
 static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
 {
     static const oclconv_method order[] = {OCLCONV_METHOD_BOX, OCLCONV_METHOD_SEPARABLE,
                                            OCLCONV_METHOD_BUFFER};
     const oclconv_filter *f = job->filter;
     int widest = f->width > f->height ? f->width : f->height;
-    int box_pays = job->cpu_shapes || widest * job->src->channels > 62;
+    int box_pays = job->cpu_shapes || widest >= (job->sum_int ? 15 : 33);
     /* On CPUs a float image under at most 3x3 taps goes straight to the
      * buffer kernel: nothing to convert, and 1.4-2x the separable and box
      * kernels on PoCL (8-bit images and wider filters: no gain). */
@@ -269,6 +268,42 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
     }
 }
 
+/* GPUs: boxes in one pass (cl/box.cl box_tile): lines of tile[0] columns,
+ * tile[1] rows of them scanned at once, the most outputs a scan that fit
+ * local memory, with lines of at most 4 columns a work-item and at least
+ * twice the filter's width; else two passes through scratch.  Bands of
+ * about the filter's height (16 to 64 rows), fewer rows while that leaves
+ * under 4 work-groups a compute unit (measured on NVIDIA's OpenCL: the
+ * best band of 16, 32 and 64 rows, or within 6 % of it, for RGBA8, u8
+ * and f32 gray, 4K and 8K, r1 to r31). */
+static void plan_box_tiles(const oclconv_context *ctx, oclconv__job *job)
+{
+    const size_t seg = OCLCONV_BOX_SEGMENT;
+    int cn = job->src->channels;
+    size_t px = (size_t)(cn == 3 ? 4 : cn) * (job->sum_int ? sizeof(cl_uint) : sizeof(double));
+    size_t fw = (size_t)job->filter->width, best = 0;
+    for (size_t line = seg; line <= 4 * seg; line *= 2)
+        for (size_t ch = 1; ch <= 8; ch *= 2) {
+            size_t bytes = (ch * (line + seg / ch) + 2 * seg) * px;
+            if (2 * fw > line || bytes + 1024 > ctx->facts.local_mem || ch * (line - fw) <= best)
+                continue;
+            best = ch * (line - fw);
+            job->fused = OCLCONV_FUSED_TILES;
+            job->tile[0] = (int)line;
+            job->tile[1] = (int)ch;
+        }
+    if (!best)
+        return;
+    size_t lines = ((size_t)job->src->width + best / (size_t)job->tile[1] - 1) /
+                   (best / (size_t)job->tile[1]);
+    size_t band = 16, height = (size_t)job->src->height;
+    while (band < 64 && band < (size_t)job->filter->height)
+        band *= 2;
+    while (band > 16 && lines * ((height + band - 1) / band) < 4 * (size_t)ctx->facts.compute_units)
+        band /= 2;
+    job->band = (int)band;
+}
+
 oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
 {
     oclconv_method m = job->opt.method;
@@ -311,6 +346,8 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
             job->band = 128;
     } else if (job->method == OCLCONV_METHOD_SEPARABLE) {
         plan_tiles(ctx, job);
+    } else if (job->method == OCLCONV_METHOD_BOX) {
+        plan_box_tiles(ctx, job);
     }
     return OCLCONV_OK;
 }

@@ -291,6 +291,43 @@ static void wide_box(oclconv_context *ctx, uint64_t *rng)
     }
 }
 
+/* Boxes on images wider than a GPU line of 1024 columns and taller than a
+ * band of 32 rows: lines, bands and the rows scanned at once meet inside
+ * the image, windows wider and taller than a band. */
+static void long_lines(oclconv_context *ctx, uint64_t *rng)
+{
+    static const struct {
+        int width, height, cn, rx, ry;
+        oclconv_type type;
+        oclconv_border border;
+    } cases[] = {
+        {2100, 75, 1, 1, 1, OCLCONV_U8, OCLCONV_BORDER_CLAMP},
+        {2100, 75, 4, 20, 12, OCLCONV_U8, OCLCONV_BORDER_REFLECT101},
+        {1100, 70, 1, 20, 12, OCLCONV_F32, OCLCONV_BORDER_CONSTANT},
+        {1100, 70, 2, 3, 40, OCLCONV_F32, OCLCONV_BORDER_NORMALIZE},
+        {1500, 40, 3, 8, 8, OCLCONV_U16, OCLCONV_BORDER_WRAP},
+        {2100, 33, 1, 255, 2, OCLCONV_U8, OCLCONV_BORDER_REFLECT},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        oclconv_filter *f;
+        ASSERT_OK(NULL, oclconv_filter_box(cases[c].rx, cases[c].ry, &f));
+        oclconv_options opt;
+        oclconv_options_init(&opt);
+        opt.method = OCLCONV_METHOD_BOX;
+        opt.border = cases[c].border;
+        opt.border_value = 77;
+        oclconv_image src = image_random(rng, cases[c].width, cases[c].height, cases[c].cn,
+                                         cases[c].type, 0);
+        char label[160];
+        snprintf(label, sizeof label, "box %dx%d on %dx%d %s cn=%d %s", 2 * cases[c].rx + 1,
+                 2 * cases[c].ry + 1, src.width, src.height, type_name(src.type), src.channels,
+                 border_name(opt.border));
+        check_one(ctx, &src, src.type, 0, f, &opt, label);
+        image_free(&src);
+        oclconv_filter_destroy(f);
+    }
+}
+
 /* src and dst the same memory: the result is as if they were not. */
 static void in_place(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
 {
@@ -396,6 +433,7 @@ int main(void)
         sweep(ctx, methods[m], &rng);
     }
     wide_box(ctx, &rng);
+    long_lines(ctx, &rng);
     big_filter(ctx, &rng);
     /* The paths whose kernels take a CPU or a GPU shape, in the other one. */
     cl_device_type type = 0;
@@ -412,6 +450,7 @@ int main(void)
         sweep(ctx, methods[m], &rng);
     }
     wide_box(ctx, &rng);
+    long_lines(ctx, &rng);
     unsetenv("OCLCONV_TUNE");
     printf("programs built: %zu\n", oclconv_programs_built(ctx));
     oclconv_destroy(ctx);
