@@ -328,6 +328,40 @@ static void long_lines(oclconv_context *ctx, uint64_t *rng)
     }
 }
 
+/* Separable filters on images many tiles and bands tall and a few wide:
+ * every tile meets the next one down, 8-bit RGBA's two pixels a work-item
+ * meet the right edge. */
+static void tall_images(oclconv_context *ctx, uint64_t *rng)
+{
+    static const struct {
+        int width, height, cn, r;
+        oclconv_type type;
+        oclconv_border border;
+    } cases[] = {
+        {37, 1500, 4, 1, OCLCONV_U8, OCLCONV_BORDER_REFLECT101},
+        {21, 3000, 1, 9, OCLCONV_F32, OCLCONV_BORDER_CONSTANT},
+        {45, 2100, 2, 4, OCLCONV_U16, OCLCONV_BORDER_NORMALIZE},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        oclconv_filter *f;
+        ASSERT_OK(NULL, oclconv_filter_gaussian(cases[c].r / 2.0, 0, cases[c].r, cases[c].r, &f));
+        oclconv_options opt;
+        oclconv_options_init(&opt);
+        opt.method = OCLCONV_METHOD_SEPARABLE;
+        opt.border = cases[c].border;
+        opt.border_value = 33;
+        oclconv_image src = image_random(rng, cases[c].width, cases[c].height, cases[c].cn,
+                                         cases[c].type, 0);
+        char label[160];
+        snprintf(label, sizeof label, "separable r%d on %dx%d %s cn=%d %s", cases[c].r,
+                 src.width, src.height, type_name(src.type), src.channels,
+                 border_name(opt.border));
+        check_one(ctx, &src, src.type, 0, f, &opt, label);
+        image_free(&src);
+        oclconv_filter_destroy(f);
+    }
+}
+
 /* src and dst the same memory: the result is as if they were not. */
 static void in_place(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
 {
@@ -434,6 +468,7 @@ int main(void)
     }
     wide_box(ctx, &rng);
     long_lines(ctx, &rng);
+    tall_images(ctx, &rng);
     big_filter(ctx, &rng);
     /* The paths whose kernels take a CPU or a GPU shape, in the other one. */
     cl_device_type type = 0;
@@ -451,6 +486,7 @@ int main(void)
     }
     wide_box(ctx, &rng);
     long_lines(ctx, &rng);
+    tall_images(ctx, &rng);
     unsetenv("OCLCONV_TUNE");
     printf("programs built: %zu\n", oclconv_programs_built(ctx));
     oclconv_destroy(ctx);
