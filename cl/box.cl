@@ -42,6 +42,16 @@ typedef CAT(SUM_NAME, CN) px_t;
 #define LOAD_PX(p) CAT(convert_, CAT(SUM_NAME, CN))(CAT(vload, CN)(0, p))
 #define STORE_PX(v, p) CAT(vstore, CN)(v, 0, p)
 #endif
+/* A pixel of the source, or of dst_t, as one access where its 2 or 4 values
+ * are aligned to their size (packed rows in a buffer the runtime aligned):
+ * GPU compilers split a vloadN / vstoreN of 1-byte alignment into N. */
+#if CN == 2 || CN == 4
+#define LOAD_SRC_PX(p) CAT(convert_, CAT(SUM_NAME, CN))(*(__global const CAT(SRC_NAME, CN) *)(p))
+#define STORE_DST_PX(v, p) (*(__global CAT(DST_NAME, CN) *)(p) = (v))
+#else
+#define LOAD_SRC_PX(p) LOAD_PX(p)
+#define STORE_DST_PX(v, p) CAT(vstore, CN)(v, 0, p)
+#endif
 /* The two-pass scratch holds row sums as row_t: ushort with -DNARROW_ROWS
  * (8-bit sources, rows of at most 257 taps: the sums fit), half the
  * traffic of uint. */
@@ -274,7 +284,7 @@ void box_tile(__global const src_t *src, __global dst_t *dst, int width, int hei
         int sy = border_index(y0 + j, height);
         for (int m = 0; m < PPI; m++)
             if (sy >= 0 && sx[m] >= 0)
-                v[m] += LOAD_PX(src + ((size_t)sy * width + sx[m]) * CN);
+                v[m] += LOAD_SRC_PX(src + ((size_t)sy * width + sx[m]) * CN);
     }
     /* This work-item's run: row c of the CH, run r of the row's RUNS. */
     int c = i / RUNS, r = i % RUNS;
@@ -289,9 +299,9 @@ void box_tile(__global const src_t *src, __global dst_t *dst, int width, int hei
                     if (sx[m] < 0)
                         continue;
                     if (enter >= 0)
-                        v[m] += LOAD_PX(src + ((size_t)enter * width + sx[m]) * CN);
+                        v[m] += LOAD_SRC_PX(src + ((size_t)enter * width + sx[m]) * CN);
                     if (leave >= 0)
-                        v[m] -= LOAD_PX(src + ((size_t)leave * width + sx[m]) * CN);
+                        v[m] -= LOAD_SRC_PX(src + ((size_t)leave * width + sx[m]) * CN);
                 }
             }
             for (int m = 0; m < PPI; m++)
@@ -337,7 +347,7 @@ void box_tile(__global const src_t *src, __global dst_t *dst, int width, int hei
                 for (int ch = 0; ch < CN; ch++)
                     px[ch] = finish_taps(lanes[ch], x, y + k, width, height, weight,
                                          border_value, scale, delta);
-                CAT(vstore, CN)(CAT(vload, CN)(0, px), 0, out);
+                STORE_DST_PX(CAT(vload, CN)(0, px), out);
 #endif
             }
         }

@@ -56,8 +56,10 @@ typedef DST_NAME dst_t;
 #endif
 
 /* VEC consecutive values as one vector (VEC 1: a scalar).  Results are
- * stored as one unaligned vector: CPU compilers split vstoreN of small
- * types into N scalar stores. */
+ * stored as one vector: CPU compilers split vstoreN of small types into N
+ * scalar stores, and GPU compilers split a store of unknown alignment, so
+ * an aligned address takes an aligned store and any other an unaligned
+ * one. */
 #if VEC == 1
 #define VECN
 typedef acc_t accv_t;
@@ -70,7 +72,14 @@ typedef acc_t accv_t;
 typedef CAT(ACC_NAME, VEC) accv_t;
 typedef CAT(DST_NAME, VEC) __attribute__((aligned(1))) dstv_unaligned_t;
 #define LOAD_V(p) CAT(convert_, CAT(ACC_NAME, VEC))(CAT(vload, VEC)(0, p))
-#define STORE_V(v, p) (*(__global dstv_unaligned_t *)(p) = TO_DST_V(v))
+typedef CAT(DST_NAME, VEC) dstv_t;
+#define STORE_V(v, p)                                                                   \
+    do {                                                                                \
+        if (((size_t)(p) & (sizeof(dstv_t) - 1)) == 0)                                  \
+            *(__global dstv_t *)(p) = TO_DST_V(v);                                      \
+        else                                                                            \
+            *(__global dstv_unaligned_t *)(p) = TO_DST_V(v);                            \
+    } while (0)
 #define LOAD_ACC_V(p) CAT(vload, VEC)(0, p)
 #define STORE_ACC_V(v, p) CAT(vstore, VEC)(v, 0, p)
 #endif
