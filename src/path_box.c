@@ -40,8 +40,8 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
     int walks = !job->sum_int; /* float sums: checked, and walked where inexact */
     int tiles = job->fused == OCLCONV_FUSED_TILES, line = job->tile[0];
     used += (size_t)snprintf(options + used, sizeof options - used,
-                             " -DSUM_INT=%d -DNARROW_ROWS=%d -DBAND=%d -DSEGMENT=%d%s", job->sum_int,
-                             narrow, job->band, OCLCONV_BOX_SEGMENT,
+                             " -DSUM_INT=%d -DNARROW_ROWS=%d -DBAND=%d -DSEGMENT=%d%s",
+                             job->sum_int, narrow, job->band, OCLCONV_BOX_SEGMENT,
                              job->fused == OCLCONV_FUSED_BANDS ? " -DFUSED" : "");
     if (tiles)
         snprintf(options + used, sizeof options - used, " -DLINE=%d -DCH=%d", line, job->tile[1]);

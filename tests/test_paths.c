@@ -291,71 +291,49 @@ static void wide_box(oclconv_context *ctx, uint64_t *rng)
     }
 }
 
-/* Boxes on images wider than a GPU line of 1024 columns and taller than a
- * band of 32 rows: lines, bands and the rows scanned at once meet inside
- * the image, windows wider and taller than a band. */
-static void long_lines(oclconv_context *ctx, uint64_t *rng)
+/* Images larger than a GPU work-group's share in one direction:
+ *  - boxes wider than a line of 1024 columns and taller than a band of 32
+ *    rows: lines, bands and the rows scanned at once meet inside the
+ *    image, windows wider and taller than a band;
+ *  - separable filters (Gaussians of sigma rx / 2) many tiles tall and a
+ *    few wide: every tile meets the next one down, 8-bit RGBA's two pixels
+ *    a work-item meet the right edge. */
+static void large_images(oclconv_context *ctx, uint64_t *rng)
 {
     static const struct {
+        oclconv_method method;
         int width, height, cn, rx, ry;
         oclconv_type type;
         oclconv_border border;
     } cases[] = {
-        {2100, 75, 1, 1, 1, OCLCONV_U8, OCLCONV_BORDER_CLAMP},
-        {2100, 75, 4, 20, 12, OCLCONV_U8, OCLCONV_BORDER_REFLECT101},
-        {1100, 70, 1, 20, 12, OCLCONV_F32, OCLCONV_BORDER_CONSTANT},
-        {1100, 70, 2, 3, 40, OCLCONV_F32, OCLCONV_BORDER_NORMALIZE},
-        {1500, 40, 3, 8, 8, OCLCONV_U16, OCLCONV_BORDER_WRAP},
-        {2100, 33, 1, 255, 2, OCLCONV_U8, OCLCONV_BORDER_REFLECT},
+        {OCLCONV_METHOD_BOX, 2100, 75, 1, 1, 1, OCLCONV_U8, OCLCONV_BORDER_CLAMP},
+        {OCLCONV_METHOD_BOX, 2100, 75, 4, 20, 12, OCLCONV_U8, OCLCONV_BORDER_REFLECT101},
+        {OCLCONV_METHOD_BOX, 1100, 70, 1, 20, 12, OCLCONV_F32, OCLCONV_BORDER_CONSTANT},
+        {OCLCONV_METHOD_BOX, 1100, 70, 2, 3, 40, OCLCONV_F32, OCLCONV_BORDER_NORMALIZE},
+        {OCLCONV_METHOD_BOX, 1500, 40, 3, 8, 8, OCLCONV_U16, OCLCONV_BORDER_WRAP},
+        {OCLCONV_METHOD_BOX, 2100, 33, 1, 255, 2, OCLCONV_U8, OCLCONV_BORDER_REFLECT},
+        {OCLCONV_METHOD_SEPARABLE, 37, 1500, 4, 1, 1, OCLCONV_U8, OCLCONV_BORDER_REFLECT101},
+        {OCLCONV_METHOD_SEPARABLE, 21, 3000, 1, 9, 9, OCLCONV_F32, OCLCONV_BORDER_CONSTANT},
+        {OCLCONV_METHOD_SEPARABLE, 45, 2100, 2, 4, 4, OCLCONV_U16, OCLCONV_BORDER_NORMALIZE},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        int rx = cases[c].rx, ry = cases[c].ry;
         oclconv_filter *f;
-        ASSERT_OK(NULL, oclconv_filter_box(cases[c].rx, cases[c].ry, &f));
+        if (cases[c].method == OCLCONV_METHOD_BOX)
+            ASSERT_OK(NULL, oclconv_filter_box(rx, ry, &f));
+        else
+            ASSERT_OK(NULL, oclconv_filter_gaussian(rx / 2.0, 0, rx, ry, &f));
         oclconv_options opt;
         oclconv_options_init(&opt);
-        opt.method = OCLCONV_METHOD_BOX;
+        opt.method = cases[c].method;
         opt.border = cases[c].border;
         opt.border_value = 77;
         oclconv_image src = image_random(rng, cases[c].width, cases[c].height, cases[c].cn,
                                          cases[c].type, 0);
         char label[160];
-        snprintf(label, sizeof label, "box %dx%d on %dx%d %s cn=%d %s", 2 * cases[c].rx + 1,
-                 2 * cases[c].ry + 1, src.width, src.height, type_name(src.type), src.channels,
-                 border_name(opt.border));
-        check_one(ctx, &src, src.type, 0, f, &opt, label);
-        image_free(&src);
-        oclconv_filter_destroy(f);
-    }
-}
-
-/* Separable filters on images many tiles and bands tall and a few wide:
- * every tile meets the next one down, 8-bit RGBA's two pixels a work-item
- * meet the right edge. */
-static void tall_images(oclconv_context *ctx, uint64_t *rng)
-{
-    static const struct {
-        int width, height, cn, r;
-        oclconv_type type;
-        oclconv_border border;
-    } cases[] = {
-        {37, 1500, 4, 1, OCLCONV_U8, OCLCONV_BORDER_REFLECT101},
-        {21, 3000, 1, 9, OCLCONV_F32, OCLCONV_BORDER_CONSTANT},
-        {45, 2100, 2, 4, OCLCONV_U16, OCLCONV_BORDER_NORMALIZE},
-    };
-    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        oclconv_filter *f;
-        ASSERT_OK(NULL, oclconv_filter_gaussian(cases[c].r / 2.0, 0, cases[c].r, cases[c].r, &f));
-        oclconv_options opt;
-        oclconv_options_init(&opt);
-        opt.method = OCLCONV_METHOD_SEPARABLE;
-        opt.border = cases[c].border;
-        opt.border_value = 33;
-        oclconv_image src = image_random(rng, cases[c].width, cases[c].height, cases[c].cn,
-                                         cases[c].type, 0);
-        char label[160];
-        snprintf(label, sizeof label, "separable r%d on %dx%d %s cn=%d %s", cases[c].r,
-                 src.width, src.height, type_name(src.type), src.channels,
-                 border_name(opt.border));
+        snprintf(label, sizeof label, "%s %dx%d on %dx%d %s cn=%d %s",
+                 oclconv_method_name(opt.method), 2 * rx + 1, 2 * ry + 1, src.width, src.height,
+                 type_name(src.type), src.channels, border_name(opt.border));
         check_one(ctx, &src, src.type, 0, f, &opt, label);
         image_free(&src);
         oclconv_filter_destroy(f);
@@ -467,8 +445,7 @@ int main(void)
         sweep(ctx, methods[m], &rng);
     }
     wide_box(ctx, &rng);
-    long_lines(ctx, &rng);
-    tall_images(ctx, &rng);
+    large_images(ctx, &rng);
     big_filter(ctx, &rng);
     /* The paths whose kernels take a CPU or a GPU shape, in the other one. */
     cl_device_type type = 0;
@@ -485,8 +462,7 @@ int main(void)
         sweep(ctx, methods[m], &rng);
     }
     wide_box(ctx, &rng);
-    long_lines(ctx, &rng);
-    tall_images(ctx, &rng);
+    large_images(ctx, &rng);
     unsetenv("OCLCONV_TUNE");
     printf("programs built: %zu\n", oclconv_programs_built(ctx));
     oclconv_destroy(ctx);
