@@ -268,14 +268,17 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
     }
 }
 
-/* GPUs: boxes in one pass (cl/box.cl box_tile): lines of tile[0] columns,
- * tile[1] rows of them scanned at once, the most outputs a scan that fit
- * local memory, with lines of at most 4 columns a work-item and at least
- * twice the filter's width; else two passes through scratch.  Bands of
- * about the filter's height (16 to 64 rows), fewer rows while that leaves
- * under 4 work-groups a compute unit (measured on NVIDIA's OpenCL: the
- * best band of 16, 32 and 64 rows, or within 6 % of it, for RGBA8, u8
- * and f32 gray, 4K and 8K, r1 to r31). */
+/* GPUs: boxes in one pass (cl/box.cl box_tile): lines of tile[0] columns
+ * (at most 4 a work-item, at least twice the filter's width), tile[1] rows
+ * of them scanned at once, in local memory.  Of those that fit, the
+ * longest line with 4 rows or more at once, else the most rows (measured
+ * on NVIDIA's OpenCL, 8K and 4K r31: RGBA8 lines of 512 by 4 rows 1.2x
+ * those of 1024 by 2; f32 gray 1024 by 4 and u8 gray 1024 by 8 the best
+ * of four shapes or within 8 % of it); none: two passes through scratch.
+ * Bands of about the filter's height (16 to 64 rows), fewer rows while
+ * that leaves under 4 work-groups a compute unit (the best band of 16, 32
+ * and 64 rows, or within 6 % of it, for RGBA8, u8 and f32 gray, 4K and 8K,
+ * r1 to r31). */
 static void plan_box_tiles(const oclconv_context *ctx, oclconv__job *job)
 {
     const size_t seg = OCLCONV_BOX_SEGMENT;
@@ -285,17 +288,17 @@ static void plan_box_tiles(const oclconv_context *ctx, oclconv__job *job)
     for (size_t line = seg; line <= 4 * seg; line *= 2)
         for (size_t ch = 1; ch <= 8; ch *= 2) {
             size_t bytes = (ch * (line + seg / ch) + 2 * seg) * px;
-            if (2 * fw > line || bytes + 1024 > ctx->facts.local_mem || ch * (line - fw) <= best)
+            size_t rank = (ch < 4 ? ch : 4) << 20 | line << 4 | ch;
+            if (2 * fw > line || bytes + 1024 > ctx->facts.local_mem || rank <= best)
                 continue;
-            best = ch * (line - fw);
+            best = rank;
             job->fused = OCLCONV_FUSED_TILES;
             job->tile[0] = (int)line;
             job->tile[1] = (int)ch;
         }
     if (!best)
         return;
-    size_t lines = ((size_t)job->src->width + best / (size_t)job->tile[1] - 1) /
-                   (best / (size_t)job->tile[1]);
+    size_t outs = (size_t)job->tile[0] - fw, lines = ((size_t)job->src->width + outs - 1) / outs;
     size_t band = 16, height = (size_t)job->src->height;
     while (band < 64 && band < (size_t)job->filter->height)
         band *= 2;
