@@ -326,7 +326,8 @@ void box_tile(__global const src_t *src, __global dst_t *dst, int width, int hei
             from = SEGMENT - from;
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-        /* P[k] of row k_row: its run's prefix plus the runs before it. */
+        /* P[k] of line row `row`: its run's prefix plus the totals of the runs
+         * before it. */
 #define PREFIX(row, k)                                                       \
     (line[(row) * LINE_SLOTS + SLOT(k)] +                                     \
      ((k) >= RUN ? part[from + (row) * RUNS + (k) / RUN - 1] : (px_t)0))
