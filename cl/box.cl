@@ -44,7 +44,8 @@ typedef CAT(SUM_NAME, CN) px_t;
 #endif
 /* A pixel of the source, or of dst_t, as one access where its 2 or 4 values
  * are aligned to their size (packed rows in a buffer the runtime aligned):
- * GPU compilers split a vloadN / vstoreN of 1-byte alignment into N. */
+ * GPU compilers split a vloadN / vstoreN of 1-byte alignment into N.
+ * (LOAD_PX stays for sums, whose rows are `pitch` apart.) */
 #if CN == 2 || CN == 4
 #define LOAD_SRC_PX(p) CAT(convert_, CAT(SUM_NAME, CN))(*(__global const CAT(SRC_NAME, CN) *)(p))
 #define STORE_DST_PX(v, p) (*(__global CAT(DST_NAME, CN) *)(p) = (v))
@@ -180,7 +181,7 @@ void box_rows(__global const src_t *src, __global row_t *tmp, int width, int hei
     for (int b0 = 0; b0 < len; b0 += BLOCK) {
         for (int k = i; k < BLOCK; k += SEGMENT) {
             int sx = b0 + k < len ? border_index(first + b0 + k, width) : -1;
-            line[k] = sx >= 0 ? LOAD_PX(in + sx * CN) : (px_t)0;
+            line[k] = sx >= 0 ? LOAD_SRC_PX(in + sx * CN) : (px_t)0;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         px_t q[4];
@@ -538,7 +539,7 @@ __kernel void box_check(__global const src_t *src, ulong values, ulong chunk,
 inline px_t pixel_at(__global const src_t *in, int x, int width)
 {
     int sx = border_index(x, width);
-    return sx >= 0 ? LOAD_PX(in + sx * CN) : (px_t)0;
+    return sx >= 0 ? LOAD_SRC_PX(in + sx * CN) : (px_t)0;
 }
 
 /* VEC row sums from v0 of row y, or 0 for a row outside. */

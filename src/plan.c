@@ -292,12 +292,12 @@ static void plan_box_tiles(const oclconv_context *ctx, oclconv__job *job)
             if (2 * fw > line || bytes + 1024 > ctx->facts.local_mem || rank <= best)
                 continue;
             best = rank;
-            job->fused = OCLCONV_FUSED_TILES;
             job->tile[0] = (int)line;
             job->tile[1] = (int)ch;
         }
     if (!best)
         return;
+    job->fused = OCLCONV_FUSED_TILES;
     size_t outs = (size_t)job->tile[0] - fw, lines = ((size_t)job->src->width + outs - 1) / outs;
     size_t band = 16, height = (size_t)job->src->height;
     while (band < 64 && band < (size_t)job->filter->height)
