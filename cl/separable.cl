@@ -160,34 +160,35 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
  * each 4 values of its window, each converted once; a tap at an odd
  * offset is put together from them in registers.  A vload a tap splits
  * into single loads where the address is not a multiple of the vector.
- * Needs the window's first value aligned to 4 values in memory and a
- * window of at most 256 values (RGBA r31 takes 252: still 1.4x the vloads
- * on NVIDIA); else, and near the row's ends, row_pass. */
+ * Needs the window's first value aligned to 4 values in memory, in every
+ * row, and a window of at most 256 values (RGBA r31 takes 252: still 1.4x
+ * the vloads on NVIDIA); else, and near the row's ends, row_pass. */
 #define WIN_PAD ((RX * CN + 3) / 4 * 4)
 #define WIN_LEN (2 * WIN_PAD + VEC)
-inline accv_t tile_row_pass(__global const src_t *in, int width, int v0, WEIGHTS row,
-                            acc_t border_value, acc_t row_sum)
+#define WINDOWS (VEC % 4 == 0 && WIN_LEN <= 256)
+inline bool window_fits(__global const src_t *src, int rowlen, int v0)
 {
-#if VEC % 4 == 0 && WIN_LEN <= 256
+    return WINDOWS && v0 >= WIN_PAD && v0 + VEC + WIN_PAD <= rowlen && rowlen % 4 == 0 &&
+           ((size_t)(src + v0 - WIN_PAD) & (4 * sizeof(src_t) - 1)) == 0;
+}
+
+inline accv_t window_row_pass(__global const src_t *in, int v0, WEIGHTS row)
+{
+    acc_t win[WINDOWS ? WIN_LEN : 4];
     __global const src_t *first = in + v0 - WIN_PAD;
-    if (v0 >= WIN_PAD && v0 + VEC + WIN_PAD <= width * CN &&
-        ((size_t)first & (4 * sizeof(src_t) - 1)) == 0) {
-        acc_t win[WIN_LEN];
 #pragma unroll
-        for (int k = 0; k < WIN_LEN; k += 4)
-            vstore4(CAT(convert_, CAT(ACC_NAME, 4))(
-                        *(__global const CAT(SRC_NAME, 4) *)(first + k)), 0, win + k);
-        accv_t sum = 0;
+    for (int k = 0; k < (WINDOWS ? WIN_LEN : 0); k += 4)
+        vstore4(CAT(convert_, CAT(ACC_NAME, 4))(*(__global const CAT(SRC_NAME, 4) *)(first + k)),
+                0, win + k);
+    accv_t sum = 0;
 #pragma unroll
-        for (int i = 0; i < FW; i++)
-            sum += row[i] * LOAD_ACC_V(win + WIN_PAD - RX * CN + i * CN);
-        return sum;
-    }
-#endif
-    return row_pass(in, width, v0, row, border_value, row_sum);
+    for (int i = 0; i < (WINDOWS ? FW : 0); i++)
+        sum += row[i] * LOAD_ACC_V(win + WIN_PAD - RX * CN + i * CN);
+    return sum;
 }
 
 #define TILE_ROWS (TILE_H * PY + 2 * RY)
+#define ROW_TRIPS ((TILE_ROWS + TILE_H - 1) / TILE_H)
 __kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1)))
 void separable_tile(__global const src_t *src, __global dst_t *dst, int width, int height,
                     WEIGHTS row, WEIGHTS col, acc_t border_value, acc_t row_sum,
@@ -196,11 +197,23 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
     __local accv_t hor[TILE_ROWS * TILE_W];
     int lx = get_local_id(0), ly = get_local_id(1), rowlen = width * CN;
     int v0 = (int)get_global_id(0) * VEC, y0 = (int)get_group_id(1) * TILE_H * PY;
-    for (int t = ly; t < TILE_ROWS; t += TILE_H) {
-        int sy = border_index(y0 - RY + t, height);
-        hor[t * TILE_W + lx] = sy >= 0 ? tile_row_pass(src + (size_t)sy * rowlen, width, v0,
-                                                       row, border_value, row_sum)
-                                       : (accv_t)outside_row;
+    if (window_fits(src, rowlen, v0)) {
+        /* Every row's loads unconditional (a row outside the image loads
+         * row 0 and drops it), so they can all be in flight at once. */
+#pragma unroll
+        for (int n = 0; n < ROW_TRIPS; n++) {
+            int t = min(ly + n * TILE_H, TILE_ROWS - 1), sy = border_index(y0 - RY + t, height);
+            accv_t h = window_row_pass(src + (size_t)max(sy, 0) * rowlen, v0, row);
+            if (ly + n * TILE_H < TILE_ROWS)
+                hor[t * TILE_W + lx] = sy >= 0 ? h : (accv_t)outside_row;
+        }
+    } else {
+        for (int t = ly; t < TILE_ROWS; t += TILE_H) {
+            int sy = border_index(y0 - RY + t, height);
+            hor[t * TILE_W + lx] = sy >= 0 ? row_pass(src + (size_t)sy * rowlen, width, v0, row,
+                                                      border_value, row_sum)
+                                           : (accv_t)outside_row;
+        }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     int r0 = ly * PY;
