@@ -239,31 +239,46 @@ static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
 }
 
 /* GPUs: separable passes fused over tiles of OCLCONV_TILE_ITEMS
- * work-items, each going down `band` rows, the tile's row pass in local
- * memory.  32x8 work-items, or 16x16 above r3: a taller tile recomputes
- * fewer halo rows in its row pass (measured on NVIDIA's OpenCL, 8K: 1.05-1.08x
- * at r7, 1.18-1.20x at r15; 0.93-1.04x at r1 and r3).  The most rows that
- * fit local memory (fewer halo rows again), at most 8; else two passes
- * through scratch. */
+ * work-items, each going down `band` rows (at most 8, the most that fit
+ * local memory), the tile's row pass in local memory: 2 RY rows more than
+ * the tile makes.  Of tiles 32, 16, 8 and 4 work-items wide, the widest
+ * whose extra rows are at most a fifth of its output rows, else the one
+ * with the fewest.  Measured on NVIDIA's OpenCL, 8K and 4K: up to that
+ * fifth a wider tile is as fast, or within 3 %; past it the narrower one
+ * wins (f32 gray r15 1.12-1.19x, r31 1.07-1.26x), and sums in double,
+ * whose rows take twice the room, run in tiles instead of two passes
+ * through scratch (u8 gray and RGBA8 r23-r31, f32 gray r47: 2-3.3x).
+ * None fits: two passes. */
 static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
 {
-    size_t w = job->filter->height > 7 ? 16 : 32, h = OCLCONV_TILE_ITEMS / w;
-    if (OCLCONV_TILE_ITEMS > ctx->facts.max_work_group || w > ctx->facts.max_work_item[0] ||
-        h > ctx->facts.max_work_item[1])
+    /* 8-bit RGBA summed in float: two pixels a work-item (1.07-1.12x at
+     * r3-r15; f32 gray lost 0.4-0.7x, and double sums 0.3x). */
+    int vec = job->src->channels == 4 && job->src->type == OCLCONV_U8 && !job->acc_double
+                  ? 8
+                  : job->vec;
+    size_t halo = 2 * (size_t)(job->filter->height / 2);
+    double fewest = INFINITY;
+    if (OCLCONV_TILE_ITEMS > ctx->facts.max_work_group)
         return;
-    /* 8-bit RGBA: two pixels a work-item (1.07-1.12x at r3-r15; f32 gray
-     * lost 0.4-0.7x). */
-    int vec = job->src->channels == 4 && job->src->type == OCLCONV_U8 ? 8 : job->vec;
-    size_t row_bytes = w * (size_t)vec * oclconv__acc_size(job);
-    for (int band = 8; band >= 1; band /= 2) {
-        size_t rows = h * (size_t)band + 2 * (size_t)(job->filter->height / 2);
-        if (rows * row_bytes + 1024 <= ctx->facts.local_mem) {
-            job->fused = OCLCONV_FUSED_TILES;
-            job->vec = vec;
-            job->band = band;
-            job->local[0] = (int)w;
-            job->local[1] = (int)h;
-            return;
+    /* Two pixels a work-item in tiles 4 wide: 0.8x those 8 wide (r15). */
+    size_t narrowest = vec == 8 ? 8 : 4;
+    for (size_t w = 32; w >= narrowest && fewest > 0.2; w /= 2) {
+        size_t h = OCLCONV_TILE_ITEMS / w, row_bytes = w * (size_t)vec * oclconv__acc_size(job);
+        if (w > ctx->facts.max_work_item[0] || h > ctx->facts.max_work_item[1])
+            continue;
+        for (size_t band = 8; band >= 1; band /= 2) {
+            if ((h * band + halo) * row_bytes + 1024 > ctx->facts.local_mem)
+                continue;
+            double extra = (double)halo / (double)(h * band);
+            if (extra < fewest) {
+                fewest = extra;
+                job->fused = OCLCONV_FUSED_TILES;
+                job->vec = vec;
+                job->band = (int)band;
+                job->local[0] = (int)w;
+                job->local[1] = (int)h;
+            }
+            break;
         }
     }
 }

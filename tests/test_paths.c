@@ -297,7 +297,7 @@ static void wide_box(oclconv_context *ctx, uint64_t *rng)
  *    image, windows wider and taller than a band;
  *  - separable filters (Gaussians of sigma rx / 2) many tiles tall and a
  *    few wide: every tile meets the next one down, 8-bit RGBA's two pixels
- *    a work-item meet the right edge. */
+ *    a work-item meet the right edge, tiles of every width. */
 static void large_images(oclconv_context *ctx, uint64_t *rng)
 {
     static const struct {
@@ -315,6 +315,10 @@ static void large_images(oclconv_context *ctx, uint64_t *rng)
         {OCLCONV_METHOD_SEPARABLE, 37, 1500, 4, 1, 1, OCLCONV_U8, OCLCONV_BORDER_REFLECT101},
         {OCLCONV_METHOD_SEPARABLE, 21, 3000, 1, 9, 9, OCLCONV_F32, OCLCONV_BORDER_CONSTANT},
         {OCLCONV_METHOD_SEPARABLE, 45, 2100, 2, 4, 4, OCLCONV_U16, OCLCONV_BORDER_NORMALIZE},
+        /* Tiles 8 and 4 work-items wide, the last summing in double. */
+        {OCLCONV_METHOD_SEPARABLE, 70, 900, 1, 13, 13, OCLCONV_F32, OCLCONV_BORDER_REFLECT},
+        {OCLCONV_METHOD_SEPARABLE, 70, 900, 4, 13, 13, OCLCONV_U8, OCLCONV_BORDER_WRAP},
+        {OCLCONV_METHOD_SEPARABLE, 50, 700, 4, 30, 30, OCLCONV_U8, OCLCONV_BORDER_ZERO},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         int rx = cases[c].rx, ry = cases[c].ry;
