@@ -161,11 +161,12 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
  * offset is put together from them in registers.  A vload a tap splits
  * into single loads where the address is not a multiple of the vector.
  * Needs the window's first value aligned to 4 values in memory, in every
- * row, and a window of at most 256 values (RGBA r31 takes 252: still 1.4x
- * the vloads on NVIDIA); else, and near the row's ends, row_pass. */
+ * row, and a window of at most ROW_WINDOW values (RGBA r31 takes 252:
+ * still 1.4x the vloads on NVIDIA); else, and near the row's ends,
+ * row_pass. */
 #define WIN_PAD ((RX * CN + 3) / 4 * 4)
 #define WIN_LEN (2 * WIN_PAD + VEC)
-#define WINDOWS (VEC % 4 == 0 && WIN_LEN <= 256)
+#define WINDOWS (VEC % 4 == 0 && WIN_LEN <= ROW_WINDOW)
 inline bool window_fits(__global const src_t *src, int rowlen, int v0)
 {
     return WINDOWS && v0 >= WIN_PAD && v0 + VEC + WIN_PAD <= rowlen && rowlen % 4 == 0 &&

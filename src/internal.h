@@ -130,8 +130,10 @@ typedef struct {
 #define OCLCONV_FUSED_NO 0
 #define OCLCONV_FUSED_BANDS 1
 #define OCLCONV_FUSED_TILES 2
-/* Separable tiles: this many work-items, each VEC values by band rows. */
+/* Separable tiles: this many work-items, each VEC values by band rows,
+ * each row's window of taps at most OCLCONV_ROW_WINDOW values (registers). */
 #define OCLCONV_TILE_ITEMS 256
+#define OCLCONV_ROW_WINDOW 256
 /* Box row pass: the work-items of a group, one pixel of a row each. */
 #define OCLCONV_BOX_SEGMENT 256
 
