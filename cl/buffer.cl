@@ -2,8 +2,8 @@
  * The buffer path: a row is width * CN values; one work-item computes VEC
  * consecutive values of one row.  Where every tap of those values lies in the
  * image (most of it), taps are vector loads VEC values wide with no border
- * test; near the edges each value takes the general route through
- * border_index().
+ * test (on GPUs each row's from its window: window_taps()); near the edges
+ * each value takes the general route through border_index().
  */
 
 /* One output value (x, y, channel c) the general way. */
@@ -39,11 +39,17 @@ __kernel void convolve_buffer(__global const src_t *src, __global dst_t *dst, in
     int inside_y = !BORDER_HAS_OUTSIDE || (y >= RY && y + RY < height);
     if (inside_x && inside_y) {
         accv_t sum = 0;
-        for (int j = 0; j < FH; j++) {
-            __global const src_t *p =
-                src + (size_t)border_index(y + j - RY, height) * rowlen + v0 - RX * CN;
-            for (int i = 0; i < FW; i++)
-                sum += w[j * FW + i] * LOAD_V(p + i * CN);
+        if (window_fits(src, rowlen, v0)) {
+            for (int j = 0; j < FH; j++)
+                sum = window_taps(sum, src + (size_t)border_index(y + j - RY, height) * rowlen,
+                                  v0, w + j * FW);
+        } else {
+            for (int j = 0; j < FH; j++) {
+                __global const src_t *p =
+                    src + (size_t)border_index(y + j - RY, height) * rowlen + v0 - RX * CN;
+                for (int i = 0; i < FW; i++)
+                    sum += w[j * FW + i] * LOAD_V(p + i * CN);
+            }
         }
         STORE_V(scale * sum + delta, out);
         return;

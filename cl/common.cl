@@ -3,7 +3,7 @@
  * VEC values, border index arithmetic and the final scale / delta / convert.
  * Expects -DSRC_TYPE -DDST_TYPE (0 u8, 1 u16, 2 f32), -DCN (1..4),
  * -DBORDER (the oclconv_border value), -DRX -DRY, -DACC_DOUBLE,
- * -DWEIGHTS_GLOBAL and -DVEC (1, 2, 4, 8 or 16).
+ * -DWEIGHTS_GLOBAL, -DVEC (1, 2, 4, 8 or 16) and -DROW_WINDOW.
  */
 #if ACC_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -93,6 +93,36 @@ typedef CAT(DST_NAME, VEC) dstv_t;
 
 #define FW (2 * RX + 1)
 #define FH (2 * RY + 1)
+
+/* A row's FW taps for the VEC values from v0, added to `sum` in tap order,
+ * from one aligned load of each 4 values of the taps' window, each
+ * converted once; a tap at an odd offset is put together from them in
+ * registers (GPUs: a vload a tap splits into single loads where the
+ * address is not a multiple of the vector).  For a window of at most
+ * -DROW_WINDOW values (0 on CPUs, whose vloads are cheap) whose first value
+ * is aligned to 4 values in every row: window_fits() says where. */
+#define WIN_PAD ((RX * CN + 3) / 4 * 4)
+#define WIN_LEN (2 * WIN_PAD + VEC)
+#define WINDOWS (VEC % 4 == 0 && WIN_LEN <= ROW_WINDOW)
+inline bool window_fits(__global const src_t *src, int rowlen, int v0)
+{
+    return WINDOWS && v0 >= WIN_PAD && v0 + VEC + WIN_PAD <= rowlen && rowlen % 4 == 0 &&
+           ((size_t)(src + v0 - WIN_PAD) & (4 * sizeof(src_t) - 1)) == 0;
+}
+
+inline accv_t window_taps(accv_t sum, __global const src_t *row, int v0, WEIGHTS w)
+{
+    acc_t win[WINDOWS ? WIN_LEN : 4];
+    __global const src_t *first = row + v0 - WIN_PAD;
+#pragma unroll
+    for (int k = 0; k < (WINDOWS ? WIN_LEN : 0); k += 4)
+        vstore4(CAT(convert_, CAT(ACC_NAME, 4))(*(__global const CAT(SRC_NAME, 4) *)(first + k)),
+                0, win + k);
+#pragma unroll
+    for (int i = 0; i < (WINDOWS ? FW : 0); i++)
+        sum += w[i] * LOAD_ACC_V(win + WIN_PAD - RX * CN + i * CN);
+    return sum;
+}
 
 #define BORDER_CLAMP 0
 #define BORDER_ZERO 1

@@ -156,38 +156,6 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
 #endif
 
 #ifdef TILE_W
-/* GPUs: the row pass of a vector inside the row from one aligned load of
- * each 4 values of its window, each converted once; a tap at an odd
- * offset is put together from them in registers.  A vload a tap splits
- * into single loads where the address is not a multiple of the vector.
- * Needs the window's first value aligned to 4 values in memory, in every
- * row, and a window of at most ROW_WINDOW values (RGBA r31 takes 252:
- * still 1.4x the vloads on NVIDIA); else, and near the row's ends,
- * row_pass. */
-#define WIN_PAD ((RX * CN + 3) / 4 * 4)
-#define WIN_LEN (2 * WIN_PAD + VEC)
-#define WINDOWS (VEC % 4 == 0 && WIN_LEN <= ROW_WINDOW)
-inline bool window_fits(__global const src_t *src, int rowlen, int v0)
-{
-    return WINDOWS && v0 >= WIN_PAD && v0 + VEC + WIN_PAD <= rowlen && rowlen % 4 == 0 &&
-           ((size_t)(src + v0 - WIN_PAD) & (4 * sizeof(src_t) - 1)) == 0;
-}
-
-inline accv_t window_row_pass(__global const src_t *in, int v0, WEIGHTS row)
-{
-    acc_t win[WINDOWS ? WIN_LEN : 4];
-    __global const src_t *first = in + v0 - WIN_PAD;
-#pragma unroll
-    for (int k = 0; k < (WINDOWS ? WIN_LEN : 0); k += 4)
-        vstore4(CAT(convert_, CAT(ACC_NAME, 4))(*(__global const CAT(SRC_NAME, 4) *)(first + k)),
-                0, win + k);
-    accv_t sum = 0;
-#pragma unroll
-    for (int i = 0; i < (WINDOWS ? FW : 0); i++)
-        sum += row[i] * LOAD_ACC_V(win + WIN_PAD - RX * CN + i * CN);
-    return sum;
-}
-
 #define TILE_ROWS (TILE_H * PY + 2 * RY)
 #define ROW_TRIPS ((TILE_ROWS + TILE_H - 1) / TILE_H)
 __kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1)))
@@ -204,7 +172,7 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
 #pragma unroll
         for (int n = 0; n < ROW_TRIPS; n++) {
             int t = min(ly + n * TILE_H, TILE_ROWS - 1), sy = border_index(y0 - RY + t, height);
-            accv_t h = window_row_pass(src + (size_t)max(sy, 0) * rowlen, v0, row);
+            accv_t h = window_taps((accv_t)0, src + (size_t)max(sy, 0) * rowlen, v0, row);
             if (ly + n * TILE_H < TILE_ROWS)
                 hor[t * TILE_W + lx] = sy >= 0 ? h : (accv_t)outside_row;
         }

@@ -32,9 +32,8 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
         snprintf(options + used, sizeof options - used, " -DBAND=%d -DCHUNKS=%zu", job->band,
                  chunks);
     else if (job->fused == OCLCONV_FUSED_TILES)
-        snprintf(options + used, sizeof options - used,
-                 " -DTILE_W=%d -DTILE_H=%d -DPY=%d -DROW_WINDOW=%d", job->local[0],
-                 job->local[1], job->band, OCLCONV_ROW_WINDOW);
+        snprintf(options + used, sizeof options - used, " -DTILE_W=%d -DTILE_H=%d -DPY=%d",
+                 job->local[0], job->local[1], job->band);
     cl_kernel k[2];
     oclconv_status s = oclconv__pass_kernels(ctx, "separable", options, job->fused, k);
     if (s != OCLCONV_OK)

@@ -392,8 +392,9 @@ void oclconv__common_options(oclconv_context *ctx, const oclconv__job *job, char
                           (job->acc_double ? sizeof(double) : sizeof(float));
     snprintf(buf, size,
              "-DSRC_TYPE=%d -DDST_TYPE=%d -DCN=%d -DBORDER=%d -DRX=%d -DRY=%d -DACC_DOUBLE=%d "
-             "-DWEIGHTS_GLOBAL=%d -DVEC=%d",
+             "-DWEIGHTS_GLOBAL=%d -DVEC=%d -DROW_WINDOW=%d",
              type_id(job->src->type), type_id(job->dst->type), job->src->channels,
              (int)job->opt.border, job->filter->width / 2, job->filter->height / 2,
-             job->acc_double, weight_bytes > ctx->facts.max_constant, job->vec);
+             job->acc_double, weight_bytes > ctx->facts.max_constant, job->vec,
+             job->cpu_shapes ? 0 : OCLCONV_ROW_WINDOW);
 }
