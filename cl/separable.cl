@@ -10,9 +10,10 @@
  *    memory traffic);
  *  - separable_tile does both for a tile of TILE_W * VEC values by
  *    TILE_H * PY rows: the work-group's row pass of those rows and RY more
- *    above and below goes to local memory, then each work-item slides down
- *    PY rows of it, every value loaded once (GPUs: one read of the source
- *    and one write of the destination).
+ *    above and below goes to local memory (each row's from its aligned
+ *    window, window_taps() in common.cl, where that fits), then each
+ *    work-item slides down PY rows of it, every value loaded once (GPUs:
+ *    one read of the source and one write of the destination).
  * NORMALIZE rescales in each pass: the in-image part of the filter is a
  * rectangle.  All three add in the same order and give the same values.
  */
