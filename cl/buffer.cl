@@ -39,6 +39,8 @@ __kernel void convolve_buffer(__global const src_t *src, __global dst_t *dst, in
     int inside_y = !BORDER_HAS_OUTSIDE || (y >= RY && y + RY < height);
     if (inside_x && inside_y) {
         accv_t sum = 0;
+        /* Decided once, outside the loop over rows: decided inside it,
+         * u8 gray r1 measured 0.73-0.88x on NVIDIA. */
         if (window_fits(src, rowlen, v0)) {
             for (int j = 0; j < FH; j++)
                 sum = window_taps(sum, src + (size_t)border_index(y + j - RY, height) * rowlen,

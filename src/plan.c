@@ -260,6 +260,7 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
                   ? 8
                   : job->vec;
     size_t halo = 2 * (size_t)(job->filter->height / 2);
+    /* The row pass's window, as cl/common.cl's WIN_LEN counts it. */
     size_t taps = (size_t)(job->filter->width / 2) * (size_t)job->src->channels;
     double fewest = INFINITY;
     if (OCLCONV_TILE_ITEMS > ctx->facts.max_work_group ||
