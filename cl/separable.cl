@@ -3,7 +3,10 @@
  * values, each work-item VEC consecutive values.  Three ways:
  *  - separable_rows filters along x into an acc_t scratch image whose rows
  *    are `pitch` values apart (a multiple of VEC), separable_cols filters
- *    that along y into the destination (GPUs: wide and shallow work);
+ *    that along y into the destination, each work-item making several
+ *    outputs from one load of each value their taps share (SLIDE; CPUs:
+ *    for filters taller than a band's ring; GPUs: for rows too wide for a
+ *    tile's registers, or halos too tall for its local memory);
  *  - separable_fused does both for CHUNKS vectors side by side down a band
  *    of BAND rows, keeping the row pass of the last FH rows in private
  *    memory, so nothing goes through scratch (CPUs: caches instead of
@@ -79,39 +82,129 @@ inline void store_result(accv_t sum, acc_t win, acc_t col_sum, acc_t scale, acc_
     }
 }
 
+/* sum[k] += w[t - k] * v(t) for k < N, for t = 0 .. N + TAPS - 2 in turn:
+ * each value v(t) loaded once and added to the N sums it belongs to, sum k
+ * taking its taps in order from t = k.  The first and last N - 1 values
+ * are unrolled with their conditions settled at compile time, and the ones
+ * between, which every sum takes, go in a loop: any number of taps, the
+ * sums still in registers.  LOAD(t) declares v, the value t. */
+#define SLIDE(N, TAPS, w, sum, LOAD)                                               \
+    do {                                                                           \
+        _Pragma("unroll") for (int t = 0; t < (N) - 1; t++) {                      \
+            LOAD(t);                                                               \
+            _Pragma("unroll") for (int k = 0; k < (N); k++) if (t - k >= 0 &&      \
+                                                                t - k < (TAPS))    \
+                sum[k] += w[t - k] * v;                                            \
+        }                                                                          \
+        for (int t = (N) - 1; t < (TAPS); t++) {                                   \
+            LOAD(t);                                                               \
+            _Pragma("unroll") for (int k = 0; k < (N); k++) sum[k] += w[t - k] * v;\
+        }                                                                          \
+        _Pragma("unroll") for (int u = 0; u < (N) - 1; u++) {                      \
+            int t = (TAPS) + u;                                                    \
+            if (t < (N) - 1)                                                       \
+                continue;                                                          \
+            LOAD(t);                                                               \
+            _Pragma("unroll") for (int k = 0; k < (N); k++) if (t - k >= 0 &&      \
+                                                                t - k < (TAPS))    \
+                sum[k] += w[t - k] * v;                                            \
+        }                                                                          \
+    } while (0)
+
+#ifdef SLIDE_X
+/* A pixel's CN values as acc_t (a scalar for CN 1), from one aligned load
+ * where they are aligned to their size (GPUs split a vloadN they cannot
+ * prove aligned into N loads); in the scratch image they always are. */
+#if CN == 1
+typedef acc_t accp_t;
+#define LOAD_PX_ACC(p) ((acc_t)(p)[0])
+#define STORE_PX_ACC(v, p) ((p)[0] = (v))
+#elif CN == 3
+typedef CAT(ACC_NAME, 3) accp_t;
+#define LOAD_PX_ACC(p) CAT(convert_, CAT(ACC_NAME, 3))(vload3(0, p))
+#define STORE_PX_ACC(v, p) vstore3(v, 0, p)
+#else
+typedef CAT(ACC_NAME, CN) accp_t;
+#define STORE_PX_ACC(v, p) (*(__global accp_t *)(p) = (v))
+#define LOAD_PX_ACC(p)                                                                     \
+    CAT(convert_, CAT(ACC_NAME, CN))(((size_t)(p) & (CN * sizeof(src_t) - 1)) == 0         \
+                                         ? *(__global const CAT(SRC_NAME, CN) *)(p)        \
+                                         : CAT(vload, CN)(0, p))
+#endif
+
+/* The row pass into an acc_t scratch image whose rows are `pitch` values
+ * apart (a multiple of VEC): a work-item makes SLIDE_X pixels of a row,
+ * loading each pixel of their taps once (NVIDIA, RGBA8 r40-r63 and gray
+ * r127: 3.3-3.8x a load a tap), or with SLIDE_X 0 the VEC values from
+ * row_pass() (CPUs, whose vector loads a tap are cheap: on PoCL, gray
+ * r40 1.2-2x SLIDE_X 8, RGBA8 0.8x). */
 __kernel void separable_rows(__global const src_t *src, __global acc_t *tmp, int width,
                              int height, int pitch, WEIGHTS row, acc_t border_value,
                              acc_t row_sum)
 {
+#if SLIDE_X == 0
     int v0 = get_global_id(0) * VEC, y = get_global_id(1);
     if (v0 >= width * CN || y >= height)
         return;
     accv_t h = row_pass(src + (size_t)y * width * CN, width, v0, row, border_value, row_sum);
     STORE_ACC_V(h, tmp + (size_t)y * pitch + v0);
+#else
+    int x0 = get_global_id(0) * SLIDE_X, y = get_global_id(1);
+    if (x0 >= width || y >= height)
+        return;
+    __global const src_t *in = src + (size_t)y * width * CN;
+    accp_t sum[SLIDE_X];
+    acc_t win[SLIDE_X];
+    for (int k = 0; k < SLIDE_X; k++) {
+        sum[k] = 0;
+        win[k] = 0;
+    }
+#define PIXEL(t)                                                               \
+    int sx = border_index(x0 - RX + (t), width);                               \
+    accp_t v = sx >= 0 ? LOAD_PX_ACC(in + sx * CN) : (accp_t)border_value
+    SLIDE(SLIDE_X, FW, row, sum, PIXEL);
+#undef PIXEL
+#if BORDER == BORDER_NORMALIZE
+#define INSIDE(t) acc_t v = border_index(x0 - RX + (t), width) >= 0
+    SLIDE(SLIDE_X, FW, row, win, INSIDE);
+#undef INSIDE
+#endif
+    for (int k = 0; k < SLIDE_X && x0 + k < width; k++) {
+#if BORDER == BORDER_NORMALIZE
+        sum[k] = win[k] != 0 ? sum[k] * (row_sum / win[k]) : (accp_t)0;
+#endif
+        STORE_PX_ACC(sum[k], tmp + (size_t)y * pitch + (x0 + k) * CN);
+    }
+#endif
 }
 
-/* `outside_row` is what a whole row outside the image contributes after the
- * row pass: border_value * sum(row) for CONSTANT, else 0. */
+/* The column pass from that scratch image: a work-item makes VEC values of
+ * SLIDE_Y rows, loading each scratch row of their taps once.  `outside_row`
+ * is what a whole row outside the image contributes after the row pass:
+ * border_value * sum(row) for CONSTANT, else 0. */
 __kernel void separable_cols(__global const acc_t *tmp, __global dst_t *dst, int width,
                              int height, int pitch, WEIGHTS col, acc_t outside_row, acc_t scale,
                              acc_t delta, acc_t col_sum)
 {
-    int v0 = get_global_id(0) * VEC, y = get_global_id(1), rowlen = width * CN;
-    if (v0 >= rowlen || y >= height)
+    int v0 = get_global_id(0) * VEC, y0 = get_global_id(1) * SLIDE_Y, rowlen = width * CN;
+    if (v0 >= rowlen || y0 >= height)
         return;
-    accv_t sum = 0;
-    acc_t win = 0;
-    for (int j = 0; j < FH; j++) {
-        int sy = border_index(y + j - RY, height);
-        if (sy >= 0) {
-            sum += col[j] * LOAD_ACC_V(tmp + (size_t)sy * pitch + v0);
-            win += col[j];
-        } else {
-            sum += col[j] * outside_row;
-        }
+    accv_t sum[SLIDE_Y];
+    for (int k = 0; k < SLIDE_Y; k++)
+        sum[k] = 0;
+#define ROW(t)                                                                 \
+    int sy = border_index(y0 - RY + (t), height);                              \
+    accv_t v = sy >= 0 ? *(__global const accv_t *)(tmp + (size_t)sy * pitch + v0)        \
+                       : (accv_t)outside_row
+    SLIDE(SLIDE_Y, FH, col, sum, ROW);
+#undef ROW
+    for (int k = 0; k < SLIDE_Y && y0 + k < height; k++) {
+        int y = y0 + k;
+        store_result(sum[k], col_window(y, height, col), col_sum, scale, delta,
+                     dst + (size_t)y * rowlen + v0, rowlen - v0);
     }
-    store_result(sum, win, col_sum, scale, delta, dst + (size_t)y * rowlen + v0, rowlen - v0);
 }
+#endif
 
 #ifdef BAND
 /* A work-item: CHUNKS vectors side by side (CHUNKS * VEC values of a row)

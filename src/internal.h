@@ -131,9 +131,19 @@ typedef struct {
 #define OCLCONV_FUSED_BANDS 1
 #define OCLCONV_FUSED_TILES 2
 /* Separable tiles: this many work-items, each VEC values by band rows,
- * each row's window of taps at most OCLCONV_ROW_WINDOW values (registers). */
+ * each row's window of taps at most OCLCONV_ROW_WINDOW values (registers;
+ * the kernels' limit, -DROW_WINDOW), and for tiles, at most that many
+ * floats' room. */
 #define OCLCONV_TILE_ITEMS 256
 #define OCLCONV_ROW_WINDOW 256
+/* Two separable passes through scratch (cl/separable.cl): pixels of a row
+ * a work-item makes in the row pass, rows in the column pass. */
+#ifndef OCLCONV_SLIDE_X
+#define OCLCONV_SLIDE_X 8
+#endif
+#ifndef OCLCONV_SLIDE_Y
+#define OCLCONV_SLIDE_Y 8
+#endif
 /* Box row pass: the work-items of a group, one pixel of a row each. */
 #define OCLCONV_BOX_SEGMENT 256
 

@@ -28,12 +28,16 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
     char options[512];
     oclconv__common_options(ctx, job, options, sizeof options);
     size_t used = strlen(options), chunks = (size_t)fused_chunks(job);
+    int slide_x = job->cpu_shapes ? 0 : OCLCONV_SLIDE_X;
     if (job->fused == OCLCONV_FUSED_BANDS)
         snprintf(options + used, sizeof options - used, " -DBAND=%d -DCHUNKS=%zu", job->band,
                  chunks);
     else if (job->fused == OCLCONV_FUSED_TILES)
         snprintf(options + used, sizeof options - used, " -DTILE_W=%d -DTILE_H=%d -DPY=%d",
                  job->local[0], job->local[1], job->band);
+    else
+        snprintf(options + used, sizeof options - used, " -DSLIDE_X=%d -DSLIDE_Y=%d", slide_x,
+                 OCLCONV_SLIDE_Y);
     cl_kernel k[2];
     oclconv_status s = oclconv__pass_kernels(ctx, "separable", options, job->fused, k);
     if (s != OCLCONV_OK)
@@ -93,9 +97,12 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
                               &pitch_arg, sizeof col_w, &col_w, a, &outside_row, a, &scale, a,
                               &delta, a, &col_sum_acc);
         if (s == OCLCONV_OK)
-            s = oclconv__run_2d(ctx, job, rows, groups_x, (size_t)height);
+            s = oclconv__run_2d(ctx, job, rows,
+                                slide_x ? ((size_t)width + slide_x - 1) / slide_x : groups_x,
+                                (size_t)height);
         if (s == OCLCONV_OK)
-            s = oclconv__run_2d(ctx, job, cols, groups_x, (size_t)height);
+            s = oclconv__run_2d(ctx, job, cols, groups_x,
+                                ((size_t)height + OCLCONV_SLIDE_Y - 1) / OCLCONV_SLIDE_Y);
     }
     if (row_w)
         clReleaseMemObject(row_w);

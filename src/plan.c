@@ -247,11 +247,12 @@ static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
  * fifth a wider tile is as fast, or within 3 %; past it the narrower one
  * wins (f32 gray r15 1.12-1.19x, r31 1.07-1.26x), and sums in double,
  * whose rows take twice the room, run in tiles instead of two passes
- * through scratch (u8 gray and RGBA8 r23-r31, f32 gray r47-r63: 1.7-3.3x).
- * Two passes where no tile fits, where the extra rows would outnumber the
- * output rows, or where the row pass's window of taps does not fit
- * OCLCONV_ROW_WINDOW (tiles then measured 0.46-0.88x: RGBA8 r35-r63, u8
- * and f32 gray r100-r127). */
+ * through scratch (u8 gray r31 1.0-1.3x the two passes).  Two passes where
+ * no tile fits, where the extra rows would pass 0.3 of the output rows
+ * (tiles then measured 0.67-1.08x: f32 gray r42-r58 and u8 gray r47-r63,
+ * 4K and 8K), or where the row pass's window of taps takes more room than
+ * OCLCONV_ROW_WINDOW floats: RGBA8 in float from r32, in double from r16
+ * (tiles 0.61-0.88x at r16-r30), gray from r127. */
 static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
 {
     /* 8-bit RGBA summed in float: two pixels a work-item (1.07-1.12x at
@@ -260,11 +261,13 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
                   ? 8
                   : job->vec;
     size_t halo = 2 * (size_t)(job->filter->height / 2);
-    /* The row pass's window, as cl/common.cl's WIN_LEN counts it. */
+    /* The row pass's window, as cl/common.cl's WIN_LEN counts it, in the
+     * room of at most OCLCONV_ROW_WINDOW floats. */
     size_t taps = (size_t)(job->filter->width / 2) * (size_t)job->src->channels;
+    size_t window = 2 * ((taps + 3) / 4 * 4) + (size_t)vec;
     double fewest = INFINITY;
     if (OCLCONV_TILE_ITEMS > ctx->facts.max_work_group ||
-        2 * ((taps + 3) / 4 * 4) + (size_t)vec > OCLCONV_ROW_WINDOW)
+        window * oclconv__acc_size(job) > OCLCONV_ROW_WINDOW * sizeof(cl_float))
         return;
     /* Two pixels a work-item in tiles 4 wide: 0.8x those 8 wide (r15). */
     size_t narrowest = vec == 8 ? 8 : 4;
@@ -276,7 +279,7 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
             if ((h * band + halo) * row_bytes + 1024 > ctx->facts.local_mem)
                 continue;
             double extra = (double)halo / (double)(h * band);
-            if (extra <= 1 && extra < fewest) {
+            if (extra <= 0.3 && extra < fewest) {
                 fewest = extra;
                 job->fused = OCLCONV_FUSED_TILES;
                 job->vec = vec;

@@ -318,7 +318,15 @@ static void large_images(oclconv_context *ctx, uint64_t *rng)
         /* Tiles 8 and 4 work-items wide, the last summing in double. */
         {OCLCONV_METHOD_SEPARABLE, 70, 900, 1, 13, 13, OCLCONV_F32, OCLCONV_BORDER_REFLECT},
         {OCLCONV_METHOD_SEPARABLE, 70, 900, 4, 13, 13, OCLCONV_U8, OCLCONV_BORDER_WRAP},
-        {OCLCONV_METHOD_SEPARABLE, 50, 700, 4, 30, 30, OCLCONV_U8, OCLCONV_BORDER_ZERO},
+        {OCLCONV_METHOD_SEPARABLE, 50, 700, 1, 30, 30, OCLCONV_U8, OCLCONV_BORDER_ZERO},
+        /* Two passes through scratch, for row windows wider than a tile's
+         * (GPUs) or columns taller than a band's ring (CPUs); every pixel
+         * width, rows of a column pass past the last. */
+        {OCLCONV_METHOD_SEPARABLE, 90, 300, 4, 40, 40, OCLCONV_U8, OCLCONV_BORDER_REFLECT},
+        {OCLCONV_METHOD_SEPARABLE, 101, 123, 3, 45, 45, OCLCONV_U16, OCLCONV_BORDER_NORMALIZE},
+        {OCLCONV_METHOD_SEPARABLE, 150, 61, 2, 70, 20, OCLCONV_F32, OCLCONV_BORDER_CONSTANT},
+        {OCLCONV_METHOD_SEPARABLE, 301, 40, 1, 130, 3, OCLCONV_F32, OCLCONV_BORDER_WRAP},
+        {OCLCONV_METHOD_SEPARABLE, 117, 300, 1, 2, 100, OCLCONV_U8, OCLCONV_BORDER_CLAMP},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         int rx = cases[c].rx, ry = cases[c].ry;
