@@ -390,15 +390,25 @@ static int type_id(oclconv_type t)
     return t == OCLCONV_U8 ? 0 : t == OCLCONV_U16 ? 1 : 2;
 }
 
+/* Whether kernels may round and saturate to an integer type with the
+ * built-in conversion (cl/common.cl): on GPUs, where no sum can be NaN.
+ * Weights, scale, delta and the border value are finite, so only a NaN
+ * source value or NORMALIZE's rescale (0 * an overflowed ratio) makes one. */
+static int sat_convert(const oclconv__job *job)
+{
+    return !job->cpu_shapes && job->src->type != OCLCONV_F32 &&
+           job->opt.border != OCLCONV_BORDER_NORMALIZE;
+}
+
 void oclconv__common_options(oclconv_context *ctx, const oclconv__job *job, char *buf, size_t size)
 {
     size_t weight_bytes = (size_t)job->filter->width * (size_t)job->filter->height *
                           (job->acc_double ? sizeof(double) : sizeof(float));
     snprintf(buf, size,
              "-DSRC_TYPE=%d -DDST_TYPE=%d -DCN=%d -DBORDER=%d -DRX=%d -DRY=%d -DACC_DOUBLE=%d "
-             "-DWEIGHTS_GLOBAL=%d -DVEC=%d -DROW_WINDOW=%d",
+             "-DWEIGHTS_GLOBAL=%d -DVEC=%d -DROW_WINDOW=%d -DSAT_CONVERT=%d",
              type_id(job->src->type), type_id(job->dst->type), job->src->channels,
              (int)job->opt.border, job->filter->width / 2, job->filter->height / 2,
              job->acc_double, weight_bytes > ctx->facts.max_constant, job->vec,
-             job->cpu_shapes ? 0 : OCLCONV_ROW_WINDOW);
+             job->cpu_shapes ? 0 : OCLCONV_ROW_WINDOW, sat_convert(job));
 }
