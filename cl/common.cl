@@ -166,6 +166,12 @@ inline int border_index(int i, int n)
 #endif
 }
 
+/* Whether border_index()'s answer is a pixel, known at compile time for the
+ * borders whose every tap reads one, so that the selects and branches on it
+ * go (NVIDIA, separable Gaussians 1.03-1.23x; the 2-D buffer kernel measured
+ * 0.77-0.93x with it and keeps its own test). */
+#define IS_PIXEL(i) (!BORDER_HAS_OUTSIDE || (i) >= 0)
+
 /* NORMALIZE's rescale: the sums of all and of the in-image weights. */
 inline acc_t normalized(acc_t sum, acc_t win, acc_t wsum)
 {

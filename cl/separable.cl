@@ -39,7 +39,7 @@ inline accv_t row_pass(__global const src_t *in, int width, int v0, WEIGHTS row,
         acc_t sum = 0, win = 0;
         for (int i = 0; i < FW && v0 + k < rowlen; i++) {
             int sx = border_index(x + i - RX, width);
-            if (sx >= 0) {
+            if (IS_PIXEL(sx)) {
                 sum += row[i] * (acc_t)in[sx * CN + c];
                 win += row[i];
             } else {
@@ -161,7 +161,7 @@ __kernel void separable_rows(__global const src_t *src, __global acc_t *tmp, int
     }
 #define PIXEL(t)                                                               \
     int sx = border_index(x0 - RX + (t), width);                               \
-    accp_t v = sx >= 0 ? LOAD_PX_ACC(in + sx * CN) : (accp_t)border_value
+    accp_t v = IS_PIXEL(sx) ? LOAD_PX_ACC(in + sx * CN) : (accp_t)border_value
     SLIDE(SLIDE_X, FW, row, sum, PIXEL);
 #undef PIXEL
 #if BORDER == BORDER_NORMALIZE
@@ -194,8 +194,8 @@ __kernel void separable_cols(__global const acc_t *tmp, __global dst_t *dst, int
         sum[k] = 0;
 #define ROW(t)                                                                 \
     int sy = border_index(y0 - RY + (t), height);                              \
-    accv_t v = sy >= 0 ? *(__global const accv_t *)(tmp + (size_t)sy * pitch + v0)        \
-                       : (accv_t)outside_row
+    accv_t v = IS_PIXEL(sy) ? *(__global const accv_t *)(tmp + (size_t)sy * pitch + v0)   \
+                            : (accv_t)outside_row
     SLIDE(SLIDE_Y, FH, col, sum, ROW);
 #undef ROW
     for (int k = 0; k < SLIDE_Y && y0 + k < height; k++) {
@@ -226,9 +226,9 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
         int sy = border_index(y0 - RY + t, height);
         accv_t *slot = ring + t % FH * CHUNKS;
         for (int c = 0; c < chunks; c++) {
-            accv_t h = sy >= 0 ? row_pass(src + (size_t)sy * rowlen, width, v0 + c * VEC, row,
-                                          border_value, row_sum)
-                               : (accv_t)outside_row;
+            accv_t h = IS_PIXEL(sy) ? row_pass(src + (size_t)sy * rowlen, width, v0 + c * VEC,
+                                               row, border_value, row_sum)
+                                    : (accv_t)outside_row;
             slot[c] = h;
             slot[FH * CHUNKS + c] = h;
         }
@@ -286,14 +286,14 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
             int t = min(ly + n * TILE_H, TILE_ROWS - 1), sy = border_index(y0 - RY + t, height);
             accv_t h = window_taps((accv_t)0, src + (size_t)max(sy, 0) * rowlen, v0, row);
             if (ly + n * TILE_H < TILE_ROWS)
-                HOR_SET(t * TILE_W + lx, sy >= 0 ? h : (accv_t)outside_row);
+                HOR_SET(t * TILE_W + lx, IS_PIXEL(sy) ? h : (accv_t)outside_row);
         }
     } else {
         for (int t = ly; t < TILE_ROWS; t += TILE_H) {
             int sy = border_index(y0 - RY + t, height);
-            accv_t h = sy >= 0 ? row_pass(src + (size_t)sy * rowlen, width, v0, row, border_value,
-                                          row_sum)
-                               : (accv_t)outside_row;
+            accv_t h = IS_PIXEL(sy) ? row_pass(src + (size_t)sy * rowlen, width, v0, row,
+                                               border_value, row_sum)
+                                    : (accv_t)outside_row;
             HOR_SET(t * TILE_W + lx, h);
         }
     }
