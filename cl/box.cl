@@ -180,8 +180,8 @@ void box_rows(__global const src_t *src, __global row_t *tmp, int width, int hei
     px_t lo[2] = {0, 0}, hi[2] = {0, 0}, carry = 0;
     for (int b0 = 0; b0 < len; b0 += BLOCK) {
         for (int k = i; k < BLOCK; k += SEGMENT) {
-            int sx = b0 + k < len ? border_index(first + b0 + k, width) : -1;
-            line[k] = sx >= 0 ? LOAD_SRC_PX(in + sx * CN) : (px_t)0;
+            int sx = border_index(first + b0 + k, width);
+            line[k] = b0 + k < len && IS_PIXEL(sx) ? LOAD_SRC_PX(in + sx * CN) : (px_t)0;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         px_t q[4];
@@ -228,16 +228,16 @@ __kernel void box_cols(__global const row_t *tmp, __global dst_t *dst, int width
     sumv_t s = 0;
     for (int j = -RY; j <= RY; j++) {
         int sy = border_index(y0 + j, height);
-        if (sy >= 0)
+        if (IS_PIXEL(sy))
             s += LOAD_ROW_V(tmp + (size_t)sy * pitch + v0);
     }
     int y_end = min(y0 + BAND, height);
     for (int y = y0; y < y_end; y++) {
         if (y > y0) {
             int enter = border_index(y + RY, height), leave = border_index(y - RY - 1, height);
-            if (enter >= 0)
+            if (IS_PIXEL(enter))
                 s += LOAD_ROW_V(tmp + (size_t)enter * pitch + v0);
-            if (leave >= 0)
+            if (IS_PIXEL(leave))
                 s -= LOAD_ROW_V(tmp + (size_t)leave * pitch + v0);
         }
         finish_values(s, v0, y, width, height, weight, border_value, scale, delta,
@@ -284,7 +284,7 @@ void box_tile(__global const src_t *src, __global dst_t *dst, int width, int hei
     for (int j = -RY; j <= RY; j++) {
         int sy = border_index(y0 + j, height);
         for (int m = 0; m < PPI; m++)
-            if (sy >= 0 && sx[m] >= 0)
+            if (IS_PIXEL(sy) && IS_PIXEL(sx[m]))
                 v[m] += LOAD_SRC_PX(src + ((size_t)sy * width + sx[m]) * CN);
     }
     /* This work-item's run: row c of the CH, run r of the row's RUNS. */
@@ -297,11 +297,11 @@ void box_tile(__global const src_t *src, __global dst_t *dst, int width, int hei
                 int enter = border_index(yk + RY, height);
                 int leave = border_index(yk - RY - 1, height);
                 for (int m = 0; m < PPI; m++) {
-                    if (sx[m] < 0)
+                    if (!IS_PIXEL(sx[m]))
                         continue;
-                    if (enter >= 0)
+                    if (IS_PIXEL(enter))
                         v[m] += LOAD_SRC_PX(src + ((size_t)enter * width + sx[m]) * CN);
-                    if (leave >= 0)
+                    if (IS_PIXEL(leave))
                         v[m] -= LOAD_SRC_PX(src + ((size_t)leave * width + sx[m]) * CN);
                 }
             }
@@ -373,9 +373,9 @@ void box_tile(__global const src_t *src, __global dst_t *dst, int width, int hei
 #define SLIDE_PX(x)                                                               \
     do {                                                                          \
         int enter = border_index((x) + RX, width), leave = border_index((x) - RX - 1, width); \
-        if (enter >= 0)                                                           \
+        if (IS_PIXEL(enter))                                                      \
             s += LOAD_PX(in + enter * CN);                                        \
-        if (leave >= 0)                                                           \
+        if (IS_PIXEL(leave))                                                      \
             s -= LOAD_PX(in + leave * CN);                                        \
     } while (0)
 
@@ -406,23 +406,23 @@ __kernel void box_fused(__global const src_t *src, __global dst_t *dst, __global
         colsum[v] = 0;
     for (int j = -RY; j <= RY; j++) {
         int sy = border_index(y0 + j, height);
-        if (sy >= 0)
+        if (IS_PIXEL(sy))
             add_row(colsum, src + (size_t)sy * rowlen, rowlen, 1);
     }
     int y_end = min(y0 + BAND, height);
     for (int y = y0; y < y_end; y++) {
         if (y > y0) {
             int enter = border_index(y + RY, height), leave = border_index(y - RY - 1, height);
-            if (enter >= 0)
+            if (IS_PIXEL(enter))
                 add_row(colsum, src + (size_t)enter * rowlen, rowlen, 1);
-            if (leave >= 0)
+            if (IS_PIXEL(leave))
                 add_row(colsum, src + (size_t)leave * rowlen, rowlen, -1);
         }
         __global const sum_t *in = colsum;
         px_t s = 0;
         for (int i = -RX; i <= RX; i++) {
             int sx = border_index(i, width);
-            if (sx >= 0)
+            if (IS_PIXEL(sx))
                 s += LOAD_PX(in + sx * CN);
         }
         STORE_PX(s, rowsum);
@@ -539,14 +539,14 @@ __kernel void box_check(__global const src_t *src, ulong values, ulong chunk,
 inline px_t pixel_at(__global const src_t *in, int x, int width)
 {
     int sx = border_index(x, width);
-    return sx >= 0 ? LOAD_SRC_PX(in + sx * CN) : (px_t)0;
+    return IS_PIXEL(sx) ? LOAD_SRC_PX(in + sx * CN) : (px_t)0;
 }
 
 /* VEC row sums from v0 of row y, or 0 for a row outside. */
 inline sumv_t row_sums_at(__global const row_t *tmp, int pitch, int v0, int y, int height)
 {
     int sy = border_index(y, height);
-    return sy >= 0 ? LOAD_ROW_V(tmp + (size_t)sy * pitch + v0) : (sumv_t)0;
+    return IS_PIXEL(sy) ? LOAD_ROW_V(tmp + (size_t)sy * pitch + v0) : (sumv_t)0;
 }
 
 /* A work-item: the row sums of row y, BAND pixels at a time from x0 = its
