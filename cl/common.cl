@@ -141,7 +141,10 @@ inline accv_t window_taps(accv_t sum, __global const src_t *row, int v0, WEIGHTS
 #define BORDER_HAS_OUTSIDE \
     (BORDER == BORDER_ZERO || BORDER == BORDER_CONSTANT || BORDER == BORDER_NORMALIZE)
 
-/* The index a tap at i (maybe outside 0..n-1) reads, or -1 for no pixel. */
+/* The index a tap at i (maybe outside 0..n-1) reads, or -1 for no pixel.
+ * One reflection or wrap settles every tap of a filter no larger than the
+ * image; the modulo, a few dozen instructions on GPUs, is left to the taps
+ * it does not. */
 inline int border_index(int i, int n)
 {
     if ((uint)i < (uint)n)
@@ -149,16 +152,25 @@ inline int border_index(int i, int n)
 #if BORDER == BORDER_CLAMP
     return clamp(i, 0, n - 1);
 #elif BORDER == BORDER_REFLECT
+    int once = i < 0 ? -1 - i : 2 * n - 1 - i;
+    if ((uint)once < (uint)n)
+        return once;
     int m = i % (2 * n);
     m = m < 0 ? m + 2 * n : m;
     return m < n ? m : 2 * n - 1 - m;
 #elif BORDER == BORDER_REFLECT101
     if (n == 1)
         return 0;
+    int once = i < 0 ? -i : 2 * n - 2 - i;
+    if ((uint)once < (uint)n)
+        return once;
     int m = i % (2 * n - 2);
     m = m < 0 ? m + 2 * n - 2 : m;
     return m < n ? m : 2 * n - 2 - m;
 #elif BORDER == BORDER_WRAP
+    int once = i < 0 ? i + n : i - n;
+    if ((uint)once < (uint)n)
+        return once;
     int m = i % n;
     return m < 0 ? m + n : m;
 #else
