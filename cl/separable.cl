@@ -50,6 +50,26 @@
         }                                                                          \
     } while (0)
 
+/* A pixel's CN values as acc_t (a scalar for CN 1), from one aligned load
+ * where they are aligned to their size (GPUs split a vloadN they cannot
+ * prove aligned into N loads); in the scratch image they always are. */
+#if CN == 1
+typedef acc_t accp_t;
+#define LOAD_PX_ACC(p) ((acc_t)(p)[0])
+#define STORE_PX_ACC(v, p) ((p)[0] = (v))
+#elif CN == 3
+typedef CAT(ACC_NAME, 3) accp_t;
+#define LOAD_PX_ACC(p) CAT(convert_, CAT(ACC_NAME, 3))(vload3(0, p))
+#define STORE_PX_ACC(v, p) vstore3(v, 0, p)
+#else
+typedef CAT(ACC_NAME, CN) accp_t;
+#define STORE_PX_ACC(v, p) (*(__global accp_t *)(p) = (v))
+#define LOAD_PX_ACC(p)                                                                     \
+    CAT(convert_, CAT(ACC_NAME, CN))(((size_t)(p) & (CN * sizeof(src_t) - 1)) == 0         \
+                                         ? *(__global const CAT(SRC_NAME, CN) *)(p)        \
+                                         : CAT(vload, CN)(0, p))
+#endif
+
 /* The row pass of VEC values from v0 of one source row. */
 inline accv_t row_pass(__global const src_t *in, int width, int v0, WEIGHTS row,
                        acc_t border_value, acc_t row_sum)
@@ -67,29 +87,15 @@ inline accv_t row_pass(__global const src_t *in, int width, int v0, WEIGHTS row,
      * sums it belongs to, not a load a tap of each value (the edge
      * work-items' tiles finish last: 4K gray f32 r7-r15 1.1-1.2x, REFLECT
      * 1.6-2x). */
-#if CN == 1
-    typedef acc_t edge_px_t;
-#define EDGE_PX(p) ((acc_t)(p)[0])
-#define EDGE_STORE(v, p) ((p)[0] = (v))
-#else
-    typedef CAT(ACC_NAME, CN) edge_px_t;
-#define EDGE_PX(p) CAT(convert_, CAT(ACC_NAME, CN))(CAT(vload, CN)(0, p))
-#define EDGE_STORE(v, p) CAT(vstore, CN)(v, 0, p)
-#endif
-    edge_px_t px[VEC / CN];
+    accp_t px[VEC / CN];
     for (int k = 0; k < VEC / CN; k++)
         px[k] = 0;
 #define PIXEL(t)                                                               \
     int sx = border_index(v0 / CN - RX + (t), width);                          \
-    edge_px_t v = IS_PIXEL(sx) ? EDGE_PX(in + sx * CN) : (edge_px_t)border_value
+    accp_t v = IS_PIXEL(sx) ? LOAD_PX_ACC(in + sx * CN) : (accp_t)border_value
     SLIDE(VEC / CN, FW, row, px, PIXEL);
 #undef PIXEL
-    acc_t lanes[VEC];
-    for (int k = 0; k < VEC / CN; k++)
-        EDGE_STORE(px[k], lanes + k * CN);
-    return LOAD_ACC_V(lanes);
-#undef EDGE_PX
-#undef EDGE_STORE
+    return LOAD_ACC_V((acc_t *)px);
 #else
     acc_t lanes[VEC];
     for (int k = 0; k < VEC; k++) {
@@ -142,26 +148,6 @@ inline void store_result(accv_t sum, acc_t win, acc_t col_sum, acc_t scale, acc_
 }
 
 #ifdef SLIDE_X
-/* A pixel's CN values as acc_t (a scalar for CN 1), from one aligned load
- * where they are aligned to their size (GPUs split a vloadN they cannot
- * prove aligned into N loads); in the scratch image they always are. */
-#if CN == 1
-typedef acc_t accp_t;
-#define LOAD_PX_ACC(p) ((acc_t)(p)[0])
-#define STORE_PX_ACC(v, p) ((p)[0] = (v))
-#elif CN == 3
-typedef CAT(ACC_NAME, 3) accp_t;
-#define LOAD_PX_ACC(p) CAT(convert_, CAT(ACC_NAME, 3))(vload3(0, p))
-#define STORE_PX_ACC(v, p) vstore3(v, 0, p)
-#else
-typedef CAT(ACC_NAME, CN) accp_t;
-#define STORE_PX_ACC(v, p) (*(__global accp_t *)(p) = (v))
-#define LOAD_PX_ACC(p)                                                                     \
-    CAT(convert_, CAT(ACC_NAME, CN))(((size_t)(p) & (CN * sizeof(src_t) - 1)) == 0         \
-                                         ? *(__global const CAT(SRC_NAME, CN) *)(p)        \
-                                         : CAT(vload, CN)(0, p))
-#endif
-
 /* The row pass into an acc_t scratch image whose rows are `pitch` values
  * apart (a multiple of VEC): a work-item makes SLIDE_X pixels of a row,
  * loading each pixel of their taps once (NVIDIA, RGBA8 r40-r63 and gray
