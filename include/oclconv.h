@@ -323,7 +323,11 @@ OCLCONV_API oclconv_status oclconv_apply(oclconv_context *ctx, const oclconv_ima
  *  images in it travel to and from a discrete GPU by DMA without a staging
  *  copy.  Use it for oclconv_image data like any other memory; release it
  *  with oclconv_host_free() on the same context, before
- *  oclconv_destroy() (which frees what is left).
+ *  oclconv_destroy() (which frees what is left).  On a device with memory
+ *  of its own, oclconv_apply() runs images of 8 MB or more held here in
+ *  bands of rows whose copies to and from the device overlap;
+ *  OCLCONV_BANDS=N asks for N bands (at most 8; 1 for none) on any device
+ *  and memory.
  *  @return OCLCONV_OK with *out set; OCLCONV_E_INVALID_ARG for NULL
  *          arguments or 0 bytes; OCLCONV_E_NOMEM when it cannot be had. */
 OCLCONV_API oclconv_status oclconv_host_alloc(oclconv_context *ctx, size_t bytes, void **out);

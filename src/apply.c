@@ -71,7 +71,6 @@ static oclconv_status validate(oclconv_context *ctx, oclconv__job *job, const oc
     return OCLCONV_OK;
 }
 
-/* The kernels of a buffer path, from io->in to io->out. */
 static oclconv_status run_buffer_path(oclconv_context *ctx, const oclconv__job *job,
                                       const oclconv__io *io)
 {
@@ -98,8 +97,11 @@ oclconv_status oclconv_apply(oclconv_context *ctx, const oclconv_image *src, ocl
         s = oclconv__plan(ctx, &job);
     if (s != OCLCONV_OK)
         return s;
+    int bands;
     if (job.method == OCLCONV_METHOD_IMAGE) {
         s = oclconv__run_image(ctx, &job);
+    } else if ((bands = oclconv__band_count(ctx, &job)) > 1) {
+        s = oclconv__run_bands(ctx, &job, bands, run_buffer_path);
     } else {
         oclconv__io io;
         s = oclconv__io_begin(ctx, &job, &io);

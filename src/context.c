@@ -159,10 +159,14 @@ void oclconv_destroy(oclconv_context *ctx)
     for (int i = 0; i < OCLCONV_SCRATCH_SLOTS; i++)
         if (ctx->scratch[i])
             clReleaseMemObject(ctx->scratch[i]);
+    for (int i = 0; i < OCLCONV_WEIGHT_SETS; i++)
+        oclconv__forget_weights(ctx, i);
     if (ctx->sampler_edge)
         clReleaseSampler(ctx->sampler_edge);
     if (ctx->sampler_zero)
         clReleaseSampler(ctx->sampler_zero);
+    if (ctx->upload_queue)
+        clReleaseCommandQueue(ctx->upload_queue);
     if (ctx->queue)
         clReleaseCommandQueue(ctx->queue);
     if (ctx->cl)

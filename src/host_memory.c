@@ -8,6 +8,7 @@
 struct oclconv__host_block {
     cl_mem mem;
     void *ptr;
+    size_t bytes;
     struct oclconv__host_block *next;
 };
 
@@ -37,10 +38,20 @@ oclconv_status oclconv_host_alloc(oclconv_context *ctx, size_t bytes, void **out
         oclconv__cl_fail(ctx, err, "host memory (clCreateBuffer / clEnqueueMapBuffer)");
         return OCLCONV_E_NOMEM;
     }
+    b->bytes = bytes;
     b->next = ctx->host_blocks;
     ctx->host_blocks = b;
     *out = b->ptr;
     return OCLCONV_OK;
+}
+
+int oclconv__host_pinned(const oclconv_context *ctx, const void *p, size_t bytes)
+{
+    for (const struct oclconv__host_block *b = ctx->host_blocks; b; b = b->next)
+        if ((uintptr_t)p >= (uintptr_t)b->ptr &&
+            (uintptr_t)p - (uintptr_t)b->ptr <= b->bytes - bytes && bytes <= b->bytes)
+            return 1;
+    return 0;
 }
 
 static void release(oclconv_context *ctx, struct oclconv__host_block *b)

@@ -46,12 +46,20 @@ typedef struct {
 
 typedef struct oclconv__program_cache oclconv__program_cache;
 
+/* The most bands of rows a call on host images runs in (bands.c). */
+#define OCLCONV_MAX_BANDS 8
 /* Scratch slots: 0 the source, 1 the destination, 2 a path's intermediate,
- * 3 the float box's check of its sums. */
-#define OCLCONV_SCRATCH_SLOTS 4
+ * 3 the float box's check of its sums, then band k's source and
+ * destination. */
+#define OCLCONV_BAND_SLOT(k) (4 + 2 * (k))
+#define OCLCONV_SCRATCH_SLOTS OCLCONV_BAND_SLOT(OCLCONV_MAX_BANDS)
 /* The most kernels one call enqueues (the float box: check, two running-sum
- * passes, two walks). */
+ * passes, two walks), in each band. */
 #define OCLCONV_MAX_KERNELS 5
+#define OCLCONV_MAX_EVENTS (OCLCONV_MAX_KERNELS * OCLCONV_MAX_BANDS)
+/* Weight uploads the context keeps for reuse, and the largest it keeps. */
+#define OCLCONV_WEIGHT_SETS 8
+#define OCLCONV_WEIGHT_SET_BYTES 65536
 
 struct oclconv_context {
     cl_context cl;
@@ -64,13 +72,20 @@ struct oclconv_context {
     oclconv__program_cache *programs;
     size_t programs_built;
     oclconv_method last_method;
-    cl_event kernel_events[OCLCONV_MAX_KERNELS]; /* the kernels of the call under way */
+    cl_command_queue upload_queue; /* bands' uploads beside the queue's work (bands.c) */
+    cl_event kernel_events[OCLCONV_MAX_EVENTS]; /* the kernels of the call under way */
     int kernel_event_count;
     const cl_event *wait_list; /* what the call's first command waits for */
     cl_uint wait_count;
     double last_kernel_seconds;
     cl_mem scratch[OCLCONV_SCRATCH_SLOTS]; /* device buffers reused between calls */
     size_t scratch_size[OCLCONV_SCRATCH_SLOTS];
+    struct {                               /* weights uploaded lately, reused (transfer.c) */
+        void *values;
+        size_t bytes;
+        cl_mem mem;
+    } weights[OCLCONV_WEIGHT_SETS];
+    int weights_next;
     struct oclconv__host_block *host_blocks; /* oclconv_host_alloc()'s, a list */
     char *errmsg;
     size_t errmsg_cap;
@@ -89,6 +104,8 @@ void oclconv__clear_error(oclconv_context *ctx);
 void oclconv__append_error(oclconv_context *ctx, const char *text);
 
 /* ---- host_memory.c ------------------------------------------------------ */
+/* Whether bytes from p lie in one block from oclconv_host_alloc(). */
+int oclconv__host_pinned(const oclconv_context *ctx, const void *p, size_t bytes);
 /* Frees every block oclconv_host_alloc() left (oclconv_destroy()). */
 void oclconv__host_free_all(oclconv_context *ctx);
 
@@ -172,6 +189,16 @@ oclconv_status oclconv__pass_kernels(oclconv_context *ctx, const char *source, c
                                      int fused, cl_kernel k[2]);
 
 /* ---- transfer.c ----------------------------------------------------------- */
+size_t oclconv__image_bytes(const oclconv_image *img);
+/* Whether two host images share any memory. */
+int oclconv__overlap(const oclconv_image *a, const oclconv_image *b);
+/* Rows first .. first + rows - 1 of a host image to (to_device) or from a
+ * packed device buffer from its row at_row, on queue q after *wait (when
+ * given).  With `done` the copy is left running and *done is its event;
+ * else it has finished on return. */
+oclconv_status oclconv__copy_rows(oclconv_context *ctx, cl_command_queue q, cl_mem buf,
+                                 int at_row, const oclconv_image *img, int first, int rows,
+                                 int to_device, const cl_event *wait, cl_event *done);
 /* A device buffer of at least `bytes` from the context's scratch slot. */
 oclconv_status oclconv__scratch(oclconv_context *ctx, int slot, size_t bytes, cl_mem *out);
 
@@ -186,6 +213,20 @@ oclconv_status oclconv__io_begin(oclconv_context *ctx, const oclconv__job *job, 
  * releases what io_begin made; returns the final status. */
 oclconv_status oclconv__io_end(oclconv_context *ctx, const oclconv__job *job, oclconv__io *io,
                                oclconv_status status);
+
+/* ---- bands.c -------------------------------------------------------------- */
+/* The kernels of a buffer path, from io->in to io->out. */
+typedef oclconv_status (*oclconv__path_fn)(oclconv_context *ctx, const oclconv__job *job,
+                                           const oclconv__io *io);
+/* How many bands of rows a call on host images runs in: 1 (whole) unless
+ * the device has memory of its own and the image is large, or
+ * OCLCONV_BANDS asks; never for the image path, WRAP or images that share
+ * memory. */
+int oclconv__band_count(const oclconv_context *ctx, const oclconv__job *job);
+/* Runs the job in n bands of rows, each band's copies overlapping the
+ * others' (host memory in, host memory out). */
+oclconv_status oclconv__run_bands(oclconv_context *ctx, const oclconv__job *job, int n,
+                                  oclconv__path_fn run);
 
 /* Enqueues a 2-D range of at least gx x gy work-items in groups of the job's
  * local size (or the runtime's choice). */
@@ -210,9 +251,12 @@ typedef union {
 } oclconv__acc;
 oclconv__acc oclconv__to_acc(const oclconv__job *job, double v);
 size_t oclconv__acc_size(const oclconv__job *job);
-/* Uploads `n` weights in the job's accumulator type (caller releases). */
+/* Uploads `n` weights in the job's accumulator type, or finds the same
+ * values uploaded lately (caller releases). */
 oclconv_status oclconv__upload_weights(oclconv_context *ctx, const oclconv__job *job,
                                        const double *w, size_t n, cl_mem *out);
+/* Lets go of the context's kept upload i (oclconv_destroy()). */
+void oclconv__forget_weights(oclconv_context *ctx, int i);
 
 /* ---- one file per path ---------------------------------------------------- */
 /* Buffer-based paths enqueue their kernels from io->in to io->out. */

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 oclconv_status oclconv__args(oclconv_context *ctx, cl_kernel k, cl_uint first, int count, ...)
 {
@@ -63,26 +64,26 @@ oclconv_status oclconv__scratch(oclconv_context *ctx, int slot, size_t bytes, cl
     return OCLCONV_OK;
 }
 
-/* Host rows (any stride) <-> a packed device buffer. */
-static oclconv_status copy_rect(oclconv_context *ctx, cl_mem buf, const oclconv_image *img,
-                                int to_device)
+oclconv_status oclconv__copy_rows(oclconv_context *ctx, cl_command_queue q, cl_mem buf,
+                                 int at_row, const oclconv_image *img, int first, int rows,
+                                 int to_device, const cl_event *wait, cl_event *done)
 {
     size_t row = oclconv__packed_row(img), stride = oclconv__row_stride(img);
+    cl_bool blocking = done ? CL_FALSE : CL_TRUE;
+    cl_uint waits = wait ? 1 : 0;
     cl_int err;
     if (stride == row) {
-        size_t bytes = row * (size_t)img->height;
-        err = to_device ? clEnqueueWriteBuffer(ctx->queue, buf, CL_TRUE, 0, bytes, img->data, 0,
-                                               NULL, NULL)
-                        : clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, 0, bytes, img->data, 0,
-                                              NULL, NULL);
+        size_t at = row * (size_t)at_row, bytes = row * (size_t)rows;
+        char *host = (char *)img->data + row * (size_t)first;
+        err = to_device ? clEnqueueWriteBuffer(q, buf, blocking, at, bytes, host, waits, wait, done)
+                        : clEnqueueReadBuffer(q, buf, blocking, at, bytes, host, waits, wait, done);
     } else {
-        const size_t origin[3] = {0, 0, 0}, region[3] = {row, (size_t)img->height, 1};
-        err = to_device ? clEnqueueWriteBufferRect(ctx->queue, buf, CL_TRUE, origin, origin,
-                                                   region, row, 0, stride, 0, img->data, 0,
-                                                   NULL, NULL)
-                        : clEnqueueReadBufferRect(ctx->queue, buf, CL_TRUE, origin, origin,
-                                                  region, row, 0, stride, 0, img->data, 0, NULL,
-                                                  NULL);
+        const size_t at[3] = {0, (size_t)at_row, 0}, host[3] = {0, (size_t)first, 0},
+                     region[3] = {row, (size_t)rows, 1};
+        err = to_device ? clEnqueueWriteBufferRect(q, buf, blocking, at, host, region, row, 0,
+                                                   stride, 0, img->data, waits, wait, done)
+                        : clEnqueueReadBufferRect(q, buf, blocking, at, host, region, row, 0,
+                                                  stride, 0, img->data, waits, wait, done);
     }
     if (err != CL_SUCCESS)
         return oclconv__cl_fail(ctx, err, to_device ? "uploading the source (clEnqueueWriteBuffer)"
@@ -90,7 +91,15 @@ static oclconv_status copy_rect(oclconv_context *ctx, cl_mem buf, const oclconv_
     return OCLCONV_OK;
 }
 
-static size_t image_bytes(const oclconv_image *img)
+/* The whole image <-> a packed device buffer, on the context's queue. */
+static oclconv_status copy_rect(oclconv_context *ctx, cl_mem buf, const oclconv_image *img,
+                                int to_device)
+{
+    return oclconv__copy_rows(ctx, ctx->queue, buf, 0, img, 0, img->height, to_device, NULL,
+                              NULL);
+}
+
+size_t oclconv__image_bytes(const oclconv_image *img)
 {
     return oclconv__packed_row(img) * (size_t)img->height;
 }
@@ -102,7 +111,7 @@ static int zero_copy(const oclconv_context *ctx, const oclconv_image *img)
     return ctx->facts.unified_memory && oclconv__row_stride(img) == oclconv__packed_row(img);
 }
 
-static int overlap(const oclconv_image *a, const oclconv_image *b)
+int oclconv__overlap(const oclconv_image *a, const oclconv_image *b)
 {
     const char *a0 = a->data, *b0 = b->data;
     size_t an = oclconv__row_stride(a) * (size_t)a->height;
@@ -114,7 +123,8 @@ static oclconv_status wrap_host(oclconv_context *ctx, const oclconv_image *img, 
                                 cl_mem *out)
 {
     cl_int err;
-    *out = clCreateBuffer(ctx->cl, flags | CL_MEM_USE_HOST_PTR, image_bytes(img), img->data, &err);
+    *out = clCreateBuffer(ctx->cl, flags | CL_MEM_USE_HOST_PTR, oclconv__image_bytes(img),
+                          img->data, &err);
     if (err != CL_SUCCESS) {
         *out = NULL;
         return oclconv__cl_fail(ctx, err, "clCreateBuffer (host memory)");
@@ -128,8 +138,9 @@ oclconv_status oclconv__io_begin(oclconv_context *ctx, const oclconv__job *job, 
     io->in_owned = io->out_owned = 0;
     /* Refused before any buffer is made, and before the runtime could look
      * at the caller's memory. */
-    size_t largest = image_bytes(job->src) > image_bytes(job->dst) ? image_bytes(job->src)
-                                                                   : image_bytes(job->dst);
+    size_t largest = oclconv__image_bytes(job->src);
+    if (oclconv__image_bytes(job->dst) > largest)
+        largest = oclconv__image_bytes(job->dst);
     if (largest > ctx->facts.max_alloc)
         return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
                              "an image of %zu bytes exceeds the device's largest allocation "
@@ -139,7 +150,7 @@ oclconv_status oclconv__io_begin(oclconv_context *ctx, const oclconv__job *job, 
         s = wrap_host(ctx, job->src, CL_MEM_READ_ONLY, &io->in);
         io->in_owned = 1;
     } else {
-        s = oclconv__scratch(ctx, 0, image_bytes(job->src), &io->in);
+        s = oclconv__scratch(ctx, 0, oclconv__image_bytes(job->src), &io->in);
         if (s == OCLCONV_OK)
             s = copy_rect(ctx, io->in, job->src, 1);
     }
@@ -147,11 +158,11 @@ oclconv_status oclconv__io_begin(oclconv_context *ctx, const oclconv__job *job, 
         return s;
     /* Writing straight into the destination is safe only when it does not
      * share memory with the source the kernels still read. */
-    if (zero_copy(ctx, job->dst) && !overlap(job->src, job->dst)) {
+    if (zero_copy(ctx, job->dst) && !oclconv__overlap(job->src, job->dst)) {
         s = wrap_host(ctx, job->dst, CL_MEM_WRITE_ONLY, &io->out);
         io->out_owned = 1;
     } else {
-        s = oclconv__scratch(ctx, 1, image_bytes(job->dst), &io->out);
+        s = oclconv__scratch(ctx, 1, oclconv__image_bytes(job->dst), &io->out);
     }
     return s;
 }
@@ -163,7 +174,7 @@ oclconv_status oclconv__io_end(oclconv_context *ctx, const oclconv__job *job, oc
         if (io->out_owned) { /* a map makes the kernels' writes visible in host memory */
             cl_int err;
             void *p = clEnqueueMapBuffer(ctx->queue, io->out, CL_TRUE, CL_MAP_READ, 0,
-                                         image_bytes(job->dst), 0, NULL, NULL, &err);
+                                         oclconv__image_bytes(job->dst), 0, NULL, NULL, &err);
             if (err == CL_SUCCESS)
                 err = clEnqueueUnmapMemObject(ctx->queue, io->out, p, 0, NULL, NULL);
             if (err == CL_SUCCESS)
@@ -184,11 +195,44 @@ oclconv_status oclconv__io_end(oclconv_context *ctx, const oclconv__job *job, oc
     return status;
 }
 
+/* The context's upload of these bytes of weights, retained, or NULL. */
+static cl_mem reuse_weights(oclconv_context *ctx, const void *values, size_t bytes)
+{
+    for (int i = 0; i < OCLCONV_WEIGHT_SETS; i++)
+        if (ctx->weights[i].mem && ctx->weights[i].bytes == bytes &&
+            memcmp(ctx->weights[i].values, values, bytes) == 0) {
+            clRetainMemObject(ctx->weights[i].mem);
+            return ctx->weights[i].mem;
+        }
+    return NULL;
+}
+
+/* Keeps an upload for reuse (taking `values`), in place of the oldest. */
+static void keep_weights(oclconv_context *ctx, void *values, size_t bytes, cl_mem mem)
+{
+    int i = ctx->weights_next;
+    ctx->weights_next = (i + 1) % OCLCONV_WEIGHT_SETS;
+    oclconv__forget_weights(ctx, i);
+    clRetainMemObject(mem);
+    ctx->weights[i].values = values;
+    ctx->weights[i].bytes = bytes;
+    ctx->weights[i].mem = mem;
+}
+
+void oclconv__forget_weights(oclconv_context *ctx, int i)
+{
+    if (ctx->weights[i].mem)
+        clReleaseMemObject(ctx->weights[i].mem);
+    free(ctx->weights[i].values);
+    ctx->weights[i].values = NULL;
+    ctx->weights[i].mem = NULL;
+}
+
 oclconv_status oclconv__upload_weights(oclconv_context *ctx, const oclconv__job *job,
                                        const double *w, size_t n, cl_mem *out)
 {
-    size_t size = oclconv__acc_size(job);
-    void *buf = malloc(n * size);
+    size_t size = oclconv__acc_size(job), bytes = n * size;
+    void *buf = malloc(bytes);
     if (!buf)
         return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for the weights");
     for (size_t i = 0; i < n; i++) {
@@ -197,13 +241,21 @@ oclconv_status oclconv__upload_weights(oclconv_context *ctx, const oclconv__job 
         else
             ((float *)buf)[i] = (float)w[i];
     }
+    if ((*out = reuse_weights(ctx, buf, bytes)) != NULL) {
+        free(buf);
+        return OCLCONV_OK;
+    }
     cl_int err;
-    *out = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * size, buf, &err);
-    free(buf);
+    *out = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, buf, &err);
     if (err != CL_SUCCESS) {
+        free(buf);
         *out = NULL;
         return oclconv__cl_fail(ctx, err, "clCreateBuffer (weights)");
     }
+    if (bytes <= OCLCONV_WEIGHT_SET_BYTES)
+        keep_weights(ctx, buf, bytes, *out);
+    else
+        free(buf);
     return OCLCONV_OK;
 }
 
@@ -224,7 +276,7 @@ oclconv_status oclconv__run_2d_local(oclconv_context *ctx, cl_kernel k, size_t g
         local_arg = local;
     }
     int slot = ctx->kernel_event_count;
-    cl_event *event = slot < OCLCONV_MAX_KERNELS ? &ctx->kernel_events[slot] : NULL;
+    cl_event *event = slot < OCLCONV_MAX_EVENTS ? &ctx->kernel_events[slot] : NULL;
     cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, global, local_arg,
                                         ctx->wait_count, ctx->wait_count ? ctx->wait_list : NULL,
                                         event);

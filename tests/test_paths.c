@@ -439,6 +439,43 @@ static void big_filter(oclconv_context *ctx, uint64_t *rng)
     oclconv_filter_destroy(f);
 }
 
+/* In bands of rows (OCLCONV_BANDS), each band filtered as an image of its
+ * rows and those its taps reach: every path and border (WRAP and images
+ * sharing memory run whole), type pair and channel count, strided rows,
+ * bands of unequal height, and more bands asked than the filter's height
+ * allows. */
+static void bands(oclconv_context *ctx, uint64_t *rng)
+{
+    static const char *const counts[] = {"2", "3", "8"};
+    const oclconv_method methods[] = {OCLCONV_METHOD_AUTO, OCLCONV_METHOD_BUFFER,
+                                      OCLCONV_METHOD_TILED, OCLCONV_METHOD_SEPARABLE,
+                                      OCLCONV_METHOD_BOX};
+    for (int m = 0; m < (int)(sizeof methods / sizeof *methods); m++)
+        for (int b = OCLCONV_BORDER_CLAMP; b <= OCLCONV_BORDER_NORMALIZE; b++) {
+            setenv("OCLCONV_BANDS", counts[(m + b) % 3], 1);
+            int cn = 1 + (m + b) % 4, tp = (m * 3 + b) % 6, shape = (m + b) % 5;
+            int fw = shapes[shape][0], fh = shapes[shape][1];
+            oclconv_filter *f = filter_for(methods[m], rng, fw, fh);
+            oclconv_options opt;
+            oclconv_options_init(&opt);
+            opt.method = methods[m];
+            opt.border = (oclconv_border)b;
+            opt.border_value = (float)rng_uniform(rng, -20, 300);
+            oclconv_image src =
+                image_random(rng, 29, 47, cn, type_pairs[tp].src, (size_t)b % 2 * 9);
+            char label[200];
+            snprintf(label, sizeof label, "OCLCONV_BANDS=%s %s %s %s->%s cn=%d filter %dx%d",
+                     counts[(m + b) % 3], oclconv_method_name(methods[m]),
+                     border_name(opt.border), type_name(src.type), type_name(type_pairs[tp].dst),
+                     cn, fw, fh);
+            check_one(ctx, &src, type_pairs[tp].dst, (size_t)m % 2 * 12, f, &opt, label);
+            image_free(&src);
+            oclconv_filter_destroy(f);
+        }
+    in_place(ctx, OCLCONV_METHOD_SEPARABLE, rng);
+    unsetenv("OCLCONV_BANDS");
+}
+
 int main(void)
 {
     oclconv_context *ctx = test_context();
@@ -459,6 +496,7 @@ int main(void)
     wide_box(ctx, &rng);
     large_images(ctx, &rng);
     big_filter(ctx, &rng);
+    bands(ctx, &rng);
     /* The paths whose kernels take a CPU or a GPU shape, in the other one. */
     cl_device_type type = 0;
     clGetDeviceInfo(oclconv_cl_device(ctx), CL_DEVICE_TYPE, sizeof type, &type, NULL);
@@ -475,6 +513,7 @@ int main(void)
     }
     wide_box(ctx, &rng);
     large_images(ctx, &rng);
+    bands(ctx, &rng);
     unsetenv("OCLCONV_TUNE");
     printf("programs built: %zu\n", oclconv_programs_built(ctx));
     oclconv_destroy(ctx);
