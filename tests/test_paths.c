@@ -313,6 +313,9 @@ static void large_images(oclconv_context *ctx, uint64_t *rng)
         {OCLCONV_METHOD_BOX, 1500, 40, 3, 8, 8, OCLCONV_U16, OCLCONV_BORDER_WRAP},
         {OCLCONV_METHOD_BOX, 2100, 33, 1, 255, 2, OCLCONV_U8, OCLCONV_BORDER_REFLECT},
         {OCLCONV_METHOD_SEPARABLE, 37, 1500, 4, 1, 1, OCLCONV_U8, OCLCONV_BORDER_REFLECT101},
+        /* 4-channel rows long enough for CPUs' row passes by permutes. */
+        {OCLCONV_METHOD_SEPARABLE, 300, 40, 4, 3, 2, OCLCONV_U8, OCLCONV_BORDER_CONSTANT},
+        {OCLCONV_METHOD_SEPARABLE, 521, 23, 4, 4, 1, OCLCONV_U16, OCLCONV_BORDER_REFLECT},
         {OCLCONV_METHOD_SEPARABLE, 21, 3000, 1, 9, 9, OCLCONV_F32, OCLCONV_BORDER_CONSTANT},
         {OCLCONV_METHOD_SEPARABLE, 45, 2100, 2, 4, 4, OCLCONV_U16, OCLCONV_BORDER_NORMALIZE},
         /* Tiles 8 and 4 work-items wide, the last summing in double. */
