@@ -18,7 +18,7 @@
 
 /* By default, a band for each 4 MB of the source, at most 4: each band
  * adds commands and 2 RY rows (NVIDIA H100, pinned memory: 4K u8 gray
- * best in 2 bands, 4K and 8K RGBA8 and f32 gray in 4, 1.3-1.5x whole). */
+ * best in 2 bands, 4K and 8K RGBA8 and f32 gray in 4, 1.2-1.5x whole). */
 #define DEFAULT_BANDS 4
 #define MIN_BAND_BYTES ((size_t)4 << 20)
 
