@@ -225,7 +225,7 @@ __kernel void separable_cols(__global const acc_t *tmp, __global dst_t *dst, int
 #if VEC == 16 && CN == 4 && SRC_TYPE != 2 && RX * CN <= VEC
 /* 4-channel integer images on CPUs: each source vector converted once and
  * every tap shifted out of it and its neighbours (a permute), not loaded
- * and converted a tap at a time (PoCL, RGBA8 Gaussian r3 1.14-1.19x; gray
+ * and converted a tap at a time (PoCL, RGBA8 Gaussian r3 1.07-1.22x; gray
  * images, whose taps need a permute each, lost 0.8-0.9x at r3-r7). */
 #define ROW_SHIFTS 1
 #if ACC_DOUBLE
@@ -236,8 +236,8 @@ typedef uint16 shift_mask_t;
 /* Values o .. o + 15 of a and b side by side. */
 inline accv_t shifted(accv_t a, accv_t b, int o)
 {
-    return shuffle2(a, b, (shift_mask_t)(o) +
-                              (shift_mask_t)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    shift_mask_t lanes = (shift_mask_t)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    return shuffle2(a, b, (shift_mask_t)(o) + lanes);
 }
 
 /* The row pass of `chunks` vectors from `in` into ring slots c and

@@ -30,11 +30,11 @@ static size_t span(const oclconv_image *img)
 
 int oclconv__band_count(const oclconv_context *ctx, const oclconv__job *job)
 {
-    size_t largest = oclconv__image_bytes(job->src);
-    if (oclconv__image_bytes(job->dst) > largest)
-        largest = oclconv__image_bytes(job->dst);
+    /* Images near the device's largest allocation run whole, where one
+     * past it gets io_begin's refusal. */
     if (job->method == OCLCONV_METHOD_IMAGE || job->opt.border == OCLCONV_BORDER_WRAP ||
-        oclconv__overlap(job->src, job->dst) || 2 * largest > ctx->facts.max_alloc)
+        oclconv__overlap(job->src, job->dst) ||
+        2 * oclconv__largest_image(job) > ctx->facts.max_alloc)
         return 1;
     const char *env = getenv("OCLCONV_BANDS");
     size_t n, cap = OCLCONV_MAX_BANDS;

@@ -104,6 +104,12 @@ size_t oclconv__image_bytes(const oclconv_image *img)
     return oclconv__packed_row(img) * (size_t)img->height;
 }
 
+size_t oclconv__largest_image(const oclconv__job *job)
+{
+    size_t src = oclconv__image_bytes(job->src), dst = oclconv__image_bytes(job->dst);
+    return src > dst ? src : dst;
+}
+
 /* Whether the device can work on the image's own memory: it shares the
  * host's memory and the rows are packed. */
 static int zero_copy(const oclconv_context *ctx, const oclconv_image *img)
@@ -138,9 +144,7 @@ oclconv_status oclconv__io_begin(oclconv_context *ctx, const oclconv__job *job, 
     io->in_owned = io->out_owned = 0;
     /* Refused before any buffer is made, and before the runtime could look
      * at the caller's memory. */
-    size_t largest = oclconv__image_bytes(job->src);
-    if (oclconv__image_bytes(job->dst) > largest)
-        largest = oclconv__image_bytes(job->dst);
+    size_t largest = oclconv__largest_image(job);
     if (largest > ctx->facts.max_alloc)
         return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
                              "an image of %zu bytes exceeds the device's largest allocation "
