@@ -313,7 +313,8 @@ static void large_images(oclconv_context *ctx, uint64_t *rng)
         {OCLCONV_METHOD_BOX, 1500, 40, 3, 8, 8, OCLCONV_U16, OCLCONV_BORDER_WRAP},
         {OCLCONV_METHOD_BOX, 2100, 33, 1, 255, 2, OCLCONV_U8, OCLCONV_BORDER_REFLECT},
         {OCLCONV_METHOD_SEPARABLE, 37, 1500, 4, 1, 1, OCLCONV_U8, OCLCONV_BORDER_REFLECT101},
-        /* 4-channel rows long enough for CPUs' row passes by permutes. */
+        /* Rows long enough for CPUs' work-items of whole vectors, taken
+         * tap by tap across them. */
         {OCLCONV_METHOD_SEPARABLE, 300, 40, 4, 3, 2, OCLCONV_U8, OCLCONV_BORDER_CONSTANT},
         {OCLCONV_METHOD_SEPARABLE, 521, 23, 4, 4, 1, OCLCONV_U16, OCLCONV_BORDER_REFLECT},
         {OCLCONV_METHOD_SEPARABLE, 21, 3000, 1, 9, 9, OCLCONV_F32, OCLCONV_BORDER_CONSTANT},
