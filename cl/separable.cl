@@ -222,28 +222,20 @@ __kernel void separable_cols(__global const acc_t *tmp, __global dst_t *dst, int
 #endif
 
 #ifdef BAND
-/* The row pass of CHUNKS whole vectors of a row, `in` at the first one's
- * first tap, into ring slots c and FH * CHUNKS + c.  Tap by tap across the
- * vectors, so CHUNKS independent sums are in flight and no chain of FW
- * dependent multiply-adds waits on itself; each sum still takes its taps
- * in order (PoCL, 4K: u8 gray Gaussian r1 1.6-2x, r7 1.5x, RGBA8 r3
- * 1.2-1.5x, which permutes of converted vectors had gained 1.07-1.22x). */
-inline void row_pass_chunks(__global const src_t *in, WEIGHTS row, accv_t *slot)
-{
-    accv_t h[CHUNKS];
-#pragma unroll
-    for (int c = 0; c < CHUNKS; c++)
-        h[c] = 0;
-    for (int i = 0; i < FW; i++) {
-        acc_t w = row[i];
-#pragma unroll
-        for (int c = 0; c < CHUNKS; c++)
-            h[c] += w * LOAD_V(in + c * VEC + i * CN);
-    }
-#pragma unroll
-    for (int c = 0; c < CHUNKS; c++)
-        slot[c] = slot[FH * CHUNKS + c] = h[c];
-}
+/* sum[c] = the sum over taps i < TAPS of w[i] * VALUE, for c < CHUNKS
+ * (VALUE names c and i): tap by tap across the vectors, so that CHUNKS
+ * independent sums are in flight, not one chain of dependent multiply-adds
+ * a vector that waits on itself; each sum still takes its taps in order
+ * (PoCL, 4K: u8 gray Gaussian r1 1.6-2x, r7 1.5x, RGBA8 r3 1.2-1.5x, which
+ * permutes of converted vectors had gained 1.07-1.22x). */
+#define SUM_ACROSS(sum, TAPS, w, VALUE)                                        \
+    do {                                                                       \
+        _Pragma("unroll") for (int c = 0; c < CHUNKS; c++) sum[c] = 0;         \
+        for (int i = 0; i < (TAPS); i++) {                                     \
+            acc_t w_i = (w)[i];                                                \
+            _Pragma("unroll") for (int c = 0; c < CHUNKS; c++) sum[c] += w_i * (VALUE); \
+        }                                                                      \
+    } while (0)
 
 /* A work-item: CHUNKS vectors side by side (CHUNKS * VEC values of a row)
  * down a band of BAND rows.  Each source row's row pass goes into a ring of
@@ -268,32 +260,29 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
     for (int t = 0; t < rows + 2 * RY; t++) {
         int sy = border_index(y0 - RY + t, height);
         accv_t *slot = ring + t % FH * CHUNKS;
-        if (whole && IS_PIXEL(sy))
-            row_pass_chunks(src + (size_t)sy * rowlen + v0 - RX * CN, row, slot);
-        else
+        if (whole && IS_PIXEL(sy)) {
+            __global const src_t *in = src + (size_t)sy * rowlen + v0 - RX * CN;
+            accv_t h[CHUNKS];
+            SUM_ACROSS(h, FW, row, LOAD_V(in + c * VEC + i * CN));
+#pragma unroll
+            for (int c = 0; c < CHUNKS; c++)
+                slot[c] = slot[FH * CHUNKS + c] = h[c];
+        } else {
             for (int c = 0; c < chunks; c++) {
                 accv_t h = IS_PIXEL(sy) ? row_pass(src + (size_t)sy * rowlen, width,
                                                    v0 + c * VEC, row, border_value, row_sum)
                                         : (accv_t)outside_row;
-                slot[c] = h;
-                slot[FH * CHUNKS + c] = h;
+                slot[c] = slot[FH * CHUNKS + c] = h;
             }
+        }
         if (t < 2 * RY)
             continue;
         /* Output row k takes rows k .. k + 2 RY, oldest first: ring rows
-         * k % FH and on; tap by tap across the vectors, as the row pass. */
+         * k % FH and on. */
         int k = t - 2 * RY, y = y0 + k, first = k % FH;
         acc_t win = col_window(y, height, col);
         accv_t sum[CHUNKS];
-#pragma unroll
-        for (int c = 0; c < CHUNKS; c++)
-            sum[c] = 0;
-        for (int j = 0; j < FH; j++) {
-            acc_t w = col[j];
-#pragma unroll
-            for (int c = 0; c < CHUNKS; c++)
-                sum[c] += w * ring[(first + j) * CHUNKS + c];
-        }
+        SUM_ACROSS(sum, FH, col, ring[(first + i) * CHUNKS + c]);
 #pragma unroll
         for (int c = 0; c < CHUNKS; c++)
             if (c < chunks)
