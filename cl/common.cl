@@ -3,7 +3,8 @@
  * VEC values, border index arithmetic and the final scale / delta / convert.
  * Expects -DSRC_TYPE -DDST_TYPE (0 u8, 1 u16, 2 f32), -DCN (1..4),
  * -DBORDER (the oclconv_border value), -DRX -DRY, -DACC_DOUBLE,
- * -DWEIGHTS_GLOBAL, -DVEC (1, 2, 4, 8 or 16), -DROW_WINDOW and -DSAT_CONVERT.
+ * -DWEIGHTS_GLOBAL, -DVEC (1, 2, 4, 8 or 16), -DROW_WINDOW and -DSAT_CONVERT;
+ * -DTAPS_BY_VALUE where the kernel takes its weights as arguments.
  */
 #if ACC_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -90,8 +91,12 @@ typedef CAT(DST_NAME, VEC) dstv_t;
 #define STORE_ACC_V(v, p) CAT(vstore, VEC)(v, 0, p)
 #endif
 
-/* Weights live in __constant memory unless they exceed the device's limit. */
-#if WEIGHTS_GLOBAL
+/* Weights live in __constant memory unless they exceed the device's limit,
+ * or in the kernel's arguments (TAPS_BY_VALUE), which the helpers below
+ * then reach through a private pointer. */
+#if TAPS_BY_VALUE
+#define WEIGHTS const acc_t *
+#elif WEIGHTS_GLOBAL
 #define WEIGHTS __global const acc_t *
 #else
 #define WEIGHTS __constant acc_t *

@@ -30,6 +30,8 @@ static void gather_facts(oclconv_context *ctx)
                     &f->max_alloc, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, sizeof f->max_constant,
                     &f->max_constant, NULL);
+    clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_PARAMETER_SIZE, sizeof f->max_param,
+                    &f->max_param, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_IMAGE2D_MAX_WIDTH, sizeof f->image2d_max_width,
                     &f->image2d_max_width, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_IMAGE2D_MAX_HEIGHT, sizeof f->image2d_max_height,

@@ -39,6 +39,7 @@ typedef struct {
     cl_ulong local_mem;
     cl_ulong max_alloc;
     cl_ulong max_constant;
+    size_t max_param; /* bytes of a kernel's arguments */
     size_t image2d_max_width, image2d_max_height;
     cl_uint compute_units;
     int unified_memory; /* the device works on host memory directly */
@@ -255,6 +256,7 @@ oclconv__acc oclconv__to_acc(const oclconv__job *job, double v);
 size_t oclconv__acc_size(const oclconv__job *job);
 /* Uploads `n` weights in the job's accumulator type, or finds the same
  * values uploaded lately (caller releases). */
+void oclconv__acc_values(const oclconv__job *job, const double *w, size_t n, void *out);
 oclconv_status oclconv__upload_weights(oclconv_context *ctx, const oclconv__job *job,
                                        const double *w, size_t n, cl_mem *out);
 /* Lets go of the context's kept upload i (oclconv_destroy()). */

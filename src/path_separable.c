@@ -33,8 +33,9 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
         snprintf(options + used, sizeof options - used, " -DBAND=%d -DCHUNKS=%zu", job->band,
                  chunks);
     else if (job->fused == OCLCONV_FUSED_TILES)
-        snprintf(options + used, sizeof options - used, " -DTILE_W=%d -DTILE_H=%d -DPY=%d",
-                 job->local[0], job->local[1], job->band);
+        snprintf(options + used, sizeof options - used,
+                 " -DTILE_W=%d -DTILE_H=%d -DPY=%d -DTAPS_BY_VALUE=1", job->local[0],
+                 job->local[1], job->band);
     else
         snprintf(options + used, sizeof options - used, " -DSLIDE_X=%d -DSLIDE_Y=%d", slide_x,
                  OCLCONV_SLIDE_Y);
@@ -45,21 +46,26 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
     cl_kernel fused = k[0], rows = k[0], cols = k[1];
     const oclconv_filter *f = job->filter;
     size_t pitch = oclconv__vec_pitch(job), a = oclconv__acc_size(job);
-    double *taps = malloc(((size_t)f->width + (size_t)f->height) * sizeof *taps);
+    size_t fw = (size_t)f->width, fh = (size_t)f->height;
+    int tiles = job->fused == OCLCONV_FUSED_TILES;
+    /* The taps as doubles; for tiles, which take them by value, then as
+     * acc_t in place. */
+    double *taps = malloc((fw + fh) * sizeof *taps);
     if (!taps)
         return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for the taps");
-    for (int i = 0; i < f->width; i++)
+    for (size_t i = 0; i < fw; i++)
         taps[i] = f->row[i];
-    for (int j = 0; j < f->height; j++)
-        taps[f->width + j] = f->col[j];
+    for (size_t j = 0; j < fh; j++)
+        taps[fw + j] = f->col[j];
     cl_mem tmp = NULL, row_w = NULL, col_w = NULL;
     if (!job->fused)
         s = oclconv__scratch(ctx, 2, pitch * (size_t)job->src->height * a, &tmp);
-    if (s == OCLCONV_OK)
-        s = oclconv__upload_weights(ctx, job, taps, (size_t)f->width, &row_w);
-    if (s == OCLCONV_OK)
-        s = oclconv__upload_weights(ctx, job, taps + f->width, (size_t)f->height, &col_w);
-    free(taps);
+    if (tiles)
+        oclconv__acc_values(job, taps, fw + fh, taps);
+    if (s == OCLCONV_OK && !tiles)
+        s = oclconv__upload_weights(ctx, job, taps, fw, &row_w);
+    if (s == OCLCONV_OK && !tiles)
+        s = oclconv__upload_weights(ctx, job, taps + fw, fh, &col_w);
 
     double row_sum = sum_of(f->row, f->width), col_sum = sum_of(f->col, f->height);
     double bv = job->opt.border == OCLCONV_BORDER_CONSTANT ? job->opt.border_value : 0;
@@ -71,10 +77,14 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
     oclconv__acc col_sum_acc = oclconv__to_acc(job, col_sum);
     size_t groups_x = pitch / (size_t)job->vec;
     if (job->fused) {
+        /* Tiles take the taps by value, the bands through buffers. */
+        size_t row_bytes = tiles ? fw * a : sizeof row_w, col_bytes = tiles ? fh * a : sizeof col_w;
+        const void *row_arg = tiles ? (const void *)taps : &row_w;
+        const void *col_arg = tiles ? (const void *)((const char *)taps + fw * a) : &col_w;
         if (s == OCLCONV_OK)
             s = oclconv__args(ctx, fused, 0, 12, sizeof io->in, &io->in, sizeof io->out, &io->out,
-                              sizeof width, &width, sizeof height, &height, sizeof row_w, &row_w,
-                              sizeof col_w, &col_w, a, &bv_acc, a, &row_sum_acc, a, &outside_row,
+                              sizeof width, &width, sizeof height, &height, row_bytes, row_arg,
+                              col_bytes, col_arg, a, &bv_acc, a, &row_sum_acc, a, &outside_row,
                               a, &scale, a, &delta, a, &col_sum_acc);
         /* Bands: a work-item makes fused_chunks() vectors side by side down
          * `band` rows, a long walk, one a group so they spread over every
@@ -104,6 +114,7 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
             s = oclconv__run_2d(ctx, job, cols, groups_x,
                                 ((size_t)height + OCLCONV_SLIDE_Y - 1) / OCLCONV_SLIDE_Y);
     }
+    free(taps);
     if (row_w)
         clReleaseMemObject(row_w);
     if (col_w)

@@ -252,7 +252,8 @@ static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
  * (tiles then measured 0.67-1.08x: f32 gray r42-r58 and u8 gray r47-r63,
  * 4K and 8K), or where the row pass's window of taps takes more room than
  * OCLCONV_ROW_WINDOW floats: RGBA8 in float from r32, in double from r16
- * (tiles 0.61-0.88x at r16-r30), gray from r127. */
+ * (tiles 0.61-0.88x at r16-r30), gray from r127; or where the taps do not
+ * fit the kernel's arguments. */
 static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
 {
     /* 8-bit RGBA summed in float: two pixels a work-item (1.07-1.12x at
@@ -265,8 +266,12 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
      * room of at most OCLCONV_ROW_WINDOW floats. */
     size_t taps = (size_t)(job->filter->width / 2) * (size_t)job->src->channels;
     size_t window = 2 * ((taps + 3) / 4 * 4) + (size_t)vec;
+    /* The tile kernel takes its taps by value: they and its other
+     * arguments (at most 128 bytes) within the device's parameter size. */
+    size_t args = ((size_t)job->filter->width + (size_t)job->filter->height) *
+                      oclconv__acc_size(job) + 128;
     double fewest = INFINITY;
-    if (OCLCONV_TILE_ITEMS > ctx->facts.max_work_group ||
+    if (OCLCONV_TILE_ITEMS > ctx->facts.max_work_group || args > ctx->facts.max_param ||
         window * oclconv__acc_size(job) > OCLCONV_ROW_WINDOW * sizeof(cl_float))
         return;
     /* Two pixels a work-item in tiles 4 wide: 0.8x those 8 wide (r15). */

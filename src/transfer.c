@@ -232,6 +232,18 @@ void oclconv__forget_weights(oclconv_context *ctx, int i)
     ctx->weights[i].mem = NULL;
 }
 
+/* n weights as the job's acc_t values, into out (n * acc_size bytes; out
+ * may be w: each value is read before its bytes are written). */
+void oclconv__acc_values(const oclconv__job *job, const double *w, size_t n, void *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (job->acc_double)
+            ((double *)out)[i] = w[i];
+        else
+            ((float *)out)[i] = (float)w[i];
+    }
+}
+
 oclconv_status oclconv__upload_weights(oclconv_context *ctx, const oclconv__job *job,
                                        const double *w, size_t n, cl_mem *out)
 {
@@ -239,12 +251,7 @@ oclconv_status oclconv__upload_weights(oclconv_context *ctx, const oclconv__job 
     void *buf = malloc(bytes);
     if (!buf)
         return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for the weights");
-    for (size_t i = 0; i < n; i++) {
-        if (job->acc_double)
-            ((double *)buf)[i] = w[i];
-        else
-            ((float *)buf)[i] = (float)w[i];
-    }
+    oclconv__acc_values(job, w, n, buf);
     if ((*out = reuse_weights(ctx, buf, bytes)) != NULL) {
         free(buf);
         return OCLCONV_OK;
