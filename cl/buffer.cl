@@ -27,10 +27,20 @@ inline dst_t value_2d(__global const src_t *src, int width, int height, int x, i
     return finish_value(sum, win, wsum, scale, delta);
 }
 
+/* GPUs take the taps by value where they fit (see separable_tile). */
+#if TAPS_BY_VALUE
+typedef struct { acc_t w[FW * FH]; } taps_t;
+#define BUFFER_TAPS taps_t taps
+#else
+#define BUFFER_TAPS WEIGHTS w
+#endif
 __kernel void convolve_buffer(__global const src_t *src, __global dst_t *dst, int width,
-                              int height, WEIGHTS w, acc_t border_value, acc_t scale,
+                              int height, BUFFER_TAPS, acc_t border_value, acc_t scale,
                               acc_t delta, acc_t wsum)
 {
+#if TAPS_BY_VALUE
+    WEIGHTS w = taps.w;
+#endif
     int v0 = get_global_id(0) * VEC, y = get_global_id(1), rowlen = width * CN;
     if (v0 >= rowlen || y >= height)
         return;

@@ -141,6 +141,7 @@ typedef struct {
                               work-group) goes down */
     int fused;             /* separable, box: both passes in one kernel (FUSED_*) */
     int sum_int;           /* box: exact integer sums */
+    int taps_by_value;     /* the kernel takes its taps as arguments, not a buffer */
 } oclconv__job;
 
 /* How a two-pass path runs: through a scratch image, or fused down bands
@@ -265,9 +266,9 @@ void oclconv__forget_weights(oclconv_context *ctx, int i);
 /* ---- one file per path ---------------------------------------------------- */
 /* Buffer-based paths enqueue their kernels from io->in to io->out. */
 /* The 2-D kernels (buffer, tiled, image) end with the same arguments (see
- * cl/common.cl): uploads the weights and sets weights, border value, scale,
- * delta and weight sum from argument `first` on; the caller releases
- * *weights. */
+ * cl/common.cl): sets the weights (by value where job->taps_by_value, else
+ * uploaded into *weights, which the caller releases), border value, scale,
+ * delta and weight sum from argument `first` on. */
 oclconv_status oclconv__weight_args(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
                                     cl_uint first, cl_mem *weights);
 /* The direct 2-D kernels (buffer, tiled) share their arguments: builds

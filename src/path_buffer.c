@@ -5,6 +5,7 @@
 #include "internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 oclconv_status oclconv__run_direct(oclconv_context *ctx, const oclconv__job *job,
@@ -35,16 +36,24 @@ oclconv_status oclconv__weight_args(oclconv_context *ctx, const oclconv__job *jo
                                     cl_uint first, cl_mem *weights)
 {
     const oclconv_filter *f = job->filter;
-    oclconv_status s = oclconv__upload_weights(
-        ctx, job, f->weights, (size_t)f->width * (size_t)f->height, weights);
+    size_t n = (size_t)f->width * (size_t)f->height, a = oclconv__acc_size(job);
     oclconv__acc bv = oclconv__to_acc(job, job->opt.border_value);
     oclconv__acc scale = oclconv__to_acc(job, job->opt.scale);
     oclconv__acc delta = oclconv__to_acc(job, job->opt.delta);
     oclconv__acc wsum = oclconv__to_acc(job, f->sum);
-    size_t a = oclconv__acc_size(job);
-    if (s == OCLCONV_OK)
-        s = oclconv__args(ctx, k, first, 5, sizeof *weights, weights, a, &bv, a, &scale, a, &delta,
-                          a, &wsum);
+    oclconv_status s = oclconv__args(ctx, k, first + 1, 4, a, &bv, a, &scale, a, &delta, a, &wsum);
+    if (s != OCLCONV_OK)
+        return s;
+    if (!job->taps_by_value) {
+        s = oclconv__upload_weights(ctx, job, f->weights, n, weights);
+        return s == OCLCONV_OK ? oclconv__args(ctx, k, first, 1, sizeof *weights, weights) : s;
+    }
+    void *values = malloc(n * a);
+    if (!values)
+        return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for the weights");
+    oclconv__acc_values(job, f->weights, n, values);
+    s = oclconv__args(ctx, k, first, 1, n * a, values);
+    free(values);
     return s;
 }
 

@@ -33,9 +33,8 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
         snprintf(options + used, sizeof options - used, " -DBAND=%d -DCHUNKS=%zu", job->band,
                  chunks);
     else if (job->fused == OCLCONV_FUSED_TILES)
-        snprintf(options + used, sizeof options - used,
-                 " -DTILE_W=%d -DTILE_H=%d -DPY=%d -DTAPS_BY_VALUE=1", job->local[0],
-                 job->local[1], job->band);
+        snprintf(options + used, sizeof options - used, " -DTILE_W=%d -DTILE_H=%d -DPY=%d",
+                 job->local[0], job->local[1], job->band);
     else
         snprintf(options + used, sizeof options - used, " -DSLIDE_X=%d -DSLIDE_Y=%d", slide_x,
                  OCLCONV_SLIDE_Y);
@@ -47,8 +46,8 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
     const oclconv_filter *f = job->filter;
     size_t pitch = oclconv__vec_pitch(job), a = oclconv__acc_size(job);
     size_t fw = (size_t)f->width, fh = (size_t)f->height;
-    int tiles = job->fused == OCLCONV_FUSED_TILES;
-    /* The taps as doubles; for tiles, which take them by value, then as
+    int by_value = job->taps_by_value; /* the tiles */
+    /* The taps as doubles; for a kernel that takes them by value, then as
      * acc_t in place. */
     double *taps = malloc((fw + fh) * sizeof *taps);
     if (!taps)
@@ -60,11 +59,11 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
     cl_mem tmp = NULL, row_w = NULL, col_w = NULL;
     if (!job->fused)
         s = oclconv__scratch(ctx, 2, pitch * (size_t)job->src->height * a, &tmp);
-    if (tiles)
+    if (by_value)
         oclconv__acc_values(job, taps, fw + fh, taps);
-    if (s == OCLCONV_OK && !tiles)
+    if (s == OCLCONV_OK && !by_value)
         s = oclconv__upload_weights(ctx, job, taps, fw, &row_w);
-    if (s == OCLCONV_OK && !tiles)
+    if (s == OCLCONV_OK && !by_value)
         s = oclconv__upload_weights(ctx, job, taps + fw, fh, &col_w);
 
     double row_sum = sum_of(f->row, f->width), col_sum = sum_of(f->col, f->height);
@@ -77,10 +76,9 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
     oclconv__acc col_sum_acc = oclconv__to_acc(job, col_sum);
     size_t groups_x = pitch / (size_t)job->vec;
     if (job->fused) {
-        /* Tiles take the taps by value, the bands through buffers. */
-        size_t row_bytes = tiles ? fw * a : sizeof row_w, col_bytes = tiles ? fh * a : sizeof col_w;
-        const void *row_arg = tiles ? (const void *)taps : &row_w;
-        const void *col_arg = tiles ? (const void *)((const char *)taps + fw * a) : &col_w;
+        size_t row_bytes = by_value ? fw * a : sizeof row_w, col_bytes = by_value ? fh * a : sizeof col_w;
+        const void *row_arg = by_value ? (const void *)taps : &row_w;
+        const void *col_arg = by_value ? (const void *)((const char *)taps + fw * a) : &col_w;
         if (s == OCLCONV_OK)
             s = oclconv__args(ctx, fused, 0, 12, sizeof io->in, &io->in, sizeof io->out, &io->out,
                               sizeof width, &width, sizeof height, &height, row_bytes, row_arg,
