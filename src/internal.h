@@ -257,9 +257,13 @@ oclconv__acc oclconv__to_acc(const oclconv__job *job, double v);
 size_t oclconv__acc_size(const oclconv__job *job);
 /* Uploads `n` weights in the job's accumulator type, or finds the same
  * values uploaded lately (caller releases). */
-void oclconv__acc_values(const oclconv__job *job, const double *w, size_t n, void *out);
 oclconv_status oclconv__upload_weights(oclconv_context *ctx, const oclconv__job *job,
                                        const double *w, size_t n, cl_mem *out);
+/* Sets argument `index` of k to `n` weights in the job's accumulator type:
+ * by value where job->taps_by_value, else uploaded into *mem (caller
+ * releases). */
+oclconv_status oclconv__taps_arg(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
+                                cl_uint index, const double *w, size_t n, cl_mem *mem);
 /* Lets go of the context's kept upload i (oclconv_destroy()). */
 void oclconv__forget_weights(oclconv_context *ctx, int i);
 

@@ -5,7 +5,6 @@
 #include "internal.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 oclconv_status oclconv__run_direct(oclconv_context *ctx, const oclconv__job *job,
@@ -41,19 +40,9 @@ oclconv_status oclconv__weight_args(oclconv_context *ctx, const oclconv__job *jo
     oclconv__acc scale = oclconv__to_acc(job, job->opt.scale);
     oclconv__acc delta = oclconv__to_acc(job, job->opt.delta);
     oclconv__acc wsum = oclconv__to_acc(job, f->sum);
-    oclconv_status s = oclconv__args(ctx, k, first + 1, 4, a, &bv, a, &scale, a, &delta, a, &wsum);
-    if (s != OCLCONV_OK)
-        return s;
-    if (!job->taps_by_value) {
-        s = oclconv__upload_weights(ctx, job, f->weights, n, weights);
-        return s == OCLCONV_OK ? oclconv__args(ctx, k, first, 1, sizeof *weights, weights) : s;
-    }
-    void *values = malloc(n * a);
-    if (!values)
-        return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for the weights");
-    oclconv__acc_values(job, f->weights, n, values);
-    s = oclconv__args(ctx, k, first, 1, n * a, values);
-    free(values);
+    oclconv_status s = oclconv__taps_arg(ctx, job, k, first, f->weights, n, weights);
+    if (s == OCLCONV_OK)
+        s = oclconv__args(ctx, k, first + 1, 4, a, &bv, a, &scale, a, &delta, a, &wsum);
     return s;
 }
 

@@ -46,9 +46,6 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
     const oclconv_filter *f = job->filter;
     size_t pitch = oclconv__vec_pitch(job), a = oclconv__acc_size(job);
     size_t fw = (size_t)f->width, fh = (size_t)f->height;
-    int by_value = job->taps_by_value; /* the tiles */
-    /* The taps as doubles; for a kernel that takes them by value, then as
-     * acc_t in place. */
     double *taps = malloc((fw + fh) * sizeof *taps);
     if (!taps)
         return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for the taps");
@@ -59,12 +56,6 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
     cl_mem tmp = NULL, row_w = NULL, col_w = NULL;
     if (!job->fused)
         s = oclconv__scratch(ctx, 2, pitch * (size_t)job->src->height * a, &tmp);
-    if (by_value)
-        oclconv__acc_values(job, taps, fw + fh, taps);
-    if (s == OCLCONV_OK && !by_value)
-        s = oclconv__upload_weights(ctx, job, taps, fw, &row_w);
-    if (s == OCLCONV_OK && !by_value)
-        s = oclconv__upload_weights(ctx, job, taps + fw, fh, &col_w);
 
     double row_sum = sum_of(f->row, f->width), col_sum = sum_of(f->col, f->height);
     double bv = job->opt.border == OCLCONV_BORDER_CONSTANT ? job->opt.border_value : 0;
@@ -76,14 +67,16 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
     oclconv__acc col_sum_acc = oclconv__to_acc(job, col_sum);
     size_t groups_x = pitch / (size_t)job->vec;
     if (job->fused) {
-        size_t row_bytes = by_value ? fw * a : sizeof row_w, col_bytes = by_value ? fh * a : sizeof col_w;
-        const void *row_arg = by_value ? (const void *)taps : &row_w;
-        const void *col_arg = by_value ? (const void *)((const char *)taps + fw * a) : &col_w;
         if (s == OCLCONV_OK)
-            s = oclconv__args(ctx, fused, 0, 12, sizeof io->in, &io->in, sizeof io->out, &io->out,
-                              sizeof width, &width, sizeof height, &height, row_bytes, row_arg,
-                              col_bytes, col_arg, a, &bv_acc, a, &row_sum_acc, a, &outside_row,
-                              a, &scale, a, &delta, a, &col_sum_acc);
+            s = oclconv__args(ctx, fused, 0, 4, sizeof io->in, &io->in, sizeof io->out, &io->out,
+                              sizeof width, &width, sizeof height, &height);
+        if (s == OCLCONV_OK)
+            s = oclconv__taps_arg(ctx, job, fused, 4, taps, fw, &row_w);
+        if (s == OCLCONV_OK)
+            s = oclconv__taps_arg(ctx, job, fused, 5, taps + fw, fh, &col_w);
+        if (s == OCLCONV_OK)
+            s = oclconv__args(ctx, fused, 6, 6, a, &bv_acc, a, &row_sum_acc, a, &outside_row, a,
+                              &scale, a, &delta, a, &col_sum_acc);
         /* Bands: a work-item makes fused_chunks() vectors side by side down
          * `band` rows, a long walk, one a group so they spread over every
          * core.  Tiles: a work-item goes down `band` rows; the global size
@@ -96,14 +89,22 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
                     : oclconv__run_2d(ctx, job, fused, groups_x, bands);
     } else {
         if (s == OCLCONV_OK)
-            s = oclconv__args(ctx, rows, 0, 8, sizeof io->in, &io->in, sizeof tmp, &tmp,
-                              sizeof width, &width, sizeof height, &height, sizeof pitch_arg, &pitch_arg,
-                              sizeof row_w, &row_w, a, &bv_acc, a, &row_sum_acc);
+            s = oclconv__taps_arg(ctx, job, rows, 5, taps, fw, &row_w);
         if (s == OCLCONV_OK)
-            s = oclconv__args(ctx, cols, 0, 10, sizeof tmp, &tmp, sizeof io->out, &io->out,
+            s = oclconv__taps_arg(ctx, job, cols, 5, taps + fw, fh, &col_w);
+        if (s == OCLCONV_OK)
+            s = oclconv__args(ctx, rows, 0, 5, sizeof io->in, &io->in, sizeof tmp, &tmp,
                               sizeof width, &width, sizeof height, &height, sizeof pitch_arg,
-                              &pitch_arg, sizeof col_w, &col_w, a, &outside_row, a, &scale, a,
-                              &delta, a, &col_sum_acc);
+                              &pitch_arg);
+        if (s == OCLCONV_OK)
+            s = oclconv__args(ctx, rows, 6, 2, a, &bv_acc, a, &row_sum_acc);
+        if (s == OCLCONV_OK)
+            s = oclconv__args(ctx, cols, 0, 5, sizeof tmp, &tmp, sizeof io->out, &io->out,
+                              sizeof width, &width, sizeof height, &height, sizeof pitch_arg,
+                              &pitch_arg);
+        if (s == OCLCONV_OK)
+            s = oclconv__args(ctx, cols, 6, 4, a, &outside_row, a, &scale, a, &delta, a,
+                              &col_sum_acc);
         if (s == OCLCONV_OK)
             s = oclconv__run_2d(ctx, job, rows,
                                 slide_x ? ((size_t)width + slide_x - 1) / slide_x : groups_x,

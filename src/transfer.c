@@ -232,9 +232,8 @@ void oclconv__forget_weights(oclconv_context *ctx, int i)
     ctx->weights[i].mem = NULL;
 }
 
-/* n weights as the job's acc_t values, into out (n * acc_size bytes; out
- * may be w: each value is read before its bytes are written). */
-void oclconv__acc_values(const oclconv__job *job, const double *w, size_t n, void *out)
+/* n weights as the job's acc_t values, into out (n * acc_size bytes). */
+static void acc_values(const oclconv__job *job, const double *w, size_t n, void *out)
 {
     for (size_t i = 0; i < n; i++) {
         if (job->acc_double)
@@ -251,7 +250,7 @@ oclconv_status oclconv__upload_weights(oclconv_context *ctx, const oclconv__job 
     void *buf = malloc(bytes);
     if (!buf)
         return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for the weights");
-    oclconv__acc_values(job, w, n, buf);
+    acc_values(job, w, n, buf);
     if ((*out = reuse_weights(ctx, buf, bytes)) != NULL) {
         free(buf);
         return OCLCONV_OK;
@@ -268,6 +267,24 @@ oclconv_status oclconv__upload_weights(oclconv_context *ctx, const oclconv__job 
     else
         free(buf);
     return OCLCONV_OK;
+}
+
+oclconv_status oclconv__taps_arg(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
+                                cl_uint index, const double *w, size_t n, cl_mem *mem)
+{
+    oclconv_status s;
+    if (!job->taps_by_value) {
+        s = oclconv__upload_weights(ctx, job, w, n, mem);
+        return s == OCLCONV_OK ? oclconv__args(ctx, k, index, 1, sizeof *mem, mem) : s;
+    }
+    size_t bytes = n * oclconv__acc_size(job);
+    void *values = malloc(bytes);
+    if (!values)
+        return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for the weights");
+    acc_values(job, w, n, values);
+    s = oclconv__args(ctx, k, index, 1, bytes, (const void *)values);
+    free(values);
+    return s;
 }
 
 oclconv_status oclconv__run_2d(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
