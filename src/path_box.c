@@ -28,6 +28,21 @@ static oclconv_status pass_args(oclconv_context *ctx, cl_kernel rows, cl_kernel 
     return s;
 }
 
+/* GPUs: the pixels a work-group of the float walk's row pass makes (cl/box.cl
+ * box_walk_rows with -DWALK_OUTS), 2 or 1 OCLCONV_BOX_SEGMENT as its line of
+ * those and FW - 1 more sums fits local memory; 0 where not even one does
+ * (the walk of BAND pixels a work-item, as on CPUs). */
+static int walk_line(const oclconv_context *ctx, const oclconv__job *job)
+{
+    int cn = job->src->channels;
+    size_t px = (size_t)(cn == 3 ? 4 : cn) * oclconv__acc_size(job);
+    for (int outs = 2 * OCLCONV_BOX_SEGMENT; outs >= OCLCONV_BOX_SEGMENT && !job->cpu_shapes;
+         outs -= OCLCONV_BOX_SEGMENT)
+        if (((size_t)outs + (size_t)job->filter->width - 1) * px + 1024 <= ctx->facts.local_mem)
+            return outs;
+    return 0;
+}
+
 oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
                                 const oclconv__io *io)
 {
@@ -39,10 +54,14 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
     int narrow = !job->fused && job->src->type == OCLCONV_U8 && f->width * 255 <= 65535;
     int walks = !job->sum_int; /* float sums: checked, and walked where inexact */
     int tiles = job->fused == OCLCONV_FUSED_TILES, line = job->tile[0];
+    int walk_outs = walks ? walk_line(ctx, job) : 0;
     used += (size_t)snprintf(options + used, sizeof options - used,
                              " -DSUM_INT=%d -DNARROW_ROWS=%d -DBAND=%d -DSEGMENT=%d%s",
                              job->sum_int, narrow, job->band, OCLCONV_BOX_SEGMENT,
                              job->fused == OCLCONV_FUSED_BANDS ? " -DFUSED" : "");
+    if (walk_outs)
+        used += (size_t)snprintf(options + used, sizeof options - used, " -DWALK_OUTS=%d",
+                                 walk_outs);
     if (tiles)
         snprintf(options + used, sizeof options - used, " -DLINE=%d -DCH=%d", line, job->tile[1]);
     size_t pitch = oclconv__vec_pitch(job), v = (size_t)job->vec;
@@ -144,9 +163,17 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
     if (s == OCLCONV_OK && walks)
         s = pass_args(ctx, walk_rows, walk_cols, io, tmp, width, height, pitch_arg, a, finish,
                       check);
-    if (s == OCLCONV_OK && walks)
-        s = job->cpu_shapes ? oclconv__run_2d_local(ctx, walk_rows, 1, (size_t)height, 1, 1)
-                            : oclconv__run_2d(ctx, job, walk_rows, walkers, (size_t)height);
+    if (s == OCLCONV_OK && walks) {
+        if (walk_outs) /* a group a line of walk_outs pixels */
+            s = oclconv__run_2d_local(ctx, walk_rows,
+                                      ((size_t)width + walk_outs - 1) / walk_outs *
+                                          OCLCONV_BOX_SEGMENT,
+                                      (size_t)height, OCLCONV_BOX_SEGMENT, 1);
+        else if (job->cpu_shapes)
+            s = oclconv__run_2d_local(ctx, walk_rows, 1, (size_t)height, 1, 1);
+        else
+            s = oclconv__run_2d(ctx, job, walk_rows, walkers, (size_t)height);
+    }
     if (s == OCLCONV_OK && walks)
         s = oclconv__run_2d(ctx, job, walk_cols, pitch / v, bands);
     return s;

@@ -260,7 +260,9 @@ static void outliers(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
 /* Boxes on rows wider than a row-pass work-group's 512 pixels, with radii
  * from 1 to past the 1024-pixel blocks the GPU row pass scans its line in,
  * and 128, the widest whose 8-bit row sums the GPU keeps in 16 bits: on a
- * white image they reach 65535 exactly. */
+ * white image they reach 65535 exactly.  Float images with the CONSTANT
+ * border hold one value of 1e-30 among values up to 300, so no running sum
+ * can be exact and the walks sum every window. */
 static void wide_box(oclconv_context *ctx, uint64_t *rng)
 {
     static const int radii[][2] = {{1, 1}, {40, 3}, {200, 2}, {300, 0}, {128, 1}, {129, 1}};
@@ -281,6 +283,8 @@ static void wide_box(oclconv_context *ctx, uint64_t *rng)
             oclconv_image src = image_random(rng, 600, 5, cn, type, 0);
             if (radii[r][0] >= 128 && type == OCLCONV_U8)
                 memset(src.data, 255, src.stride * (size_t)src.height);
+            if (type == OCLCONV_F32 && opt.border == OCLCONV_BORDER_CONSTANT)
+                ((float *)src.data)[rng_next(rng) % (600 * (size_t)cn)] = 1e-30f;
             char label[160];
             snprintf(label, sizeof label, "box %dx%d on 600x5 %s cn=%d %s", 2 * radii[r][0] + 1,
                      2 * radii[r][1] + 1, type_name(type), cn, border_name(opt.border));
