@@ -209,16 +209,19 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
  * (4K and 8K): the separable tiles' cost grows with the taps and the
  * one-pass running sums' does not; the sums win from 15 taps for integer
  * images (RGBA8 r7 1.1-1.3x; u8 gray r7 0.9x at 8K, 1.25x at 4K) and from
- * 33 for float ones, whose sums are doubles (f32 gray r15 0.8x at 8K,
- * 1.2x at 4K; r23 1.2-1.7x).  The buffer kernel's cached global loads beat
- * both local-memory tiles and the texture path for 2-D filters. */
+ * 81 for float ones, whose sums are doubles and need the exactness check
+ * (f32 gray, 8K and 4K: the tiles 1.7-2x the sums at r19, 1.5-1.8x at r23,
+ * 1.1-1.2x at r31, level at r35, 0.93x at r39, and on an image that fails
+ * the check 2.2x or more the walks; from r42 the tiles sum in double,
+ * 0.4-0.5x the sums).  The buffer kernel's cached global loads beat both
+ * local-memory tiles and the texture path for 2-D filters. */
 static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
 {
     static const oclconv_method order[] = {OCLCONV_METHOD_BOX, OCLCONV_METHOD_SEPARABLE,
                                            OCLCONV_METHOD_BUFFER};
     const oclconv_filter *f = job->filter;
     int widest = f->width > f->height ? f->width : f->height;
-    int box_pays = job->cpu_shapes || widest >= (job->sum_int ? 15 : 33);
+    int box_pays = job->cpu_shapes || widest >= (job->sum_int ? 15 : 81);
     /* On CPUs a float image under at most 3x3 taps goes straight to the
      * buffer kernel: nothing to convert, and 1.4-2x the separable and box
      * kernels on PoCL (8-bit images and wider filters: no gain). */
