@@ -21,8 +21,9 @@
  *    and rounds like a direct sum, and a NaN, an infinity or a huge value
  *    stays in the windows that hold it.  Each kernel reads the check and
  *    returns at once when it is not the one to run.
- * Expects -DSUM_INT, -DNARROW_ROWS, -DBAND, -DSEGMENT (and -DLINE -DCH for
- * box_tile, -DFUSED for box_fused) besides common.cl's macros.
+ * Expects -DSUM_INT, -DNARROW_ROWS, -DBAND, -DSEGMENT, -DWALK_BAND (and
+ * -DLINE -DCH for box_tile, -DFUSED for box_fused) besides common.cl's
+ * macros.
  */
 #if SUM_INT
 #define SUM_NAME uint
@@ -513,11 +514,11 @@ __kernel void box_check(__global const src_t *src, ulong values, ulong chunk,
  * starts one.  A walk backwards makes the suffixes of the windows' first
  * elements, one forwards the prefixes and the sums.  AT(t) is element t
  * (t from 0 to n + F - 2), EMIT(m, s) takes the sum of window m,
- * m < n <= BAND.
+ * m < n <= WALK_BAND.
  */
 #define WINDOW_WALK(T, F, n, AT, EMIT)                                         \
     do {                                                                       \
-        T suf_[BAND], s_ = 0;                                                  \
+        T suf_[WALK_BAND], s_ = 0;                                                 \
         int o_ = (F) - 1; /* t's offset in its block */                        \
         for (int t = ((n) - 1) / (F) * (F) + (F) - 1; t >= 0; t--) {           \
             s_ = o_ == (F) - 1 ? AT(t) : s_ + AT(t);                           \
@@ -556,8 +557,8 @@ inline sumv_t row_sums_at(__global const row_t *tmp, int pitch, int v0, int y, i
  * the sums of 2^k pixels from each of its pixels, each the sum of two of
  * the step before; a window adds the sums that make up FW, one for each
  * of its binary digits, in order along it.  Every pixel is read once, the
- * group's side by side (a walk of BAND pixels a work-item reads them one
- * after another, its neighbours BAND pixels away: NVIDIA, 8K f32 gray r31,
+ * group's side by side (a walk of WALK_BAND pixels a work-item reads them
+ * one after another, its neighbours that far away: NVIDIA, 8K f32 gray r31,
  * 0.8 of the float box's time went to that walk). */
 #define WALK_LEN (WALK_OUTS + FW - 1)
 #define WALK_ITEMS ((WALK_LEN + SEGMENT - 1) / SEGMENT)
@@ -603,8 +604,9 @@ void box_walk_rows(__global const src_t *src, __global row_t *tmp, int width, in
     }
 }
 #else
-/* A work-item: the row sums of row y, BAND pixels at a time from x0 = its
- * x times BAND, striding over the work-items along x (CPUs: one a row). */
+/* A work-item: the row sums of row y, WALK_BAND pixels at a time from x0 =
+ * its x times WALK_BAND, striding over the work-items along x (CPUs: one a
+ * row). */
 __kernel void box_walk_rows(__global const src_t *src, __global row_t *tmp, int width,
                             int height, int pitch CHECK_ARG)
 {
@@ -613,28 +615,29 @@ __kernel void box_walk_rows(__global const src_t *src, __global row_t *tmp, int 
     if (y >= height)
         return;
     __global const src_t *in = src + (size_t)y * width * CN;
-    for (int x0 = get_global_id(0) * BAND; x0 < width; x0 += get_global_size(0) * BAND) {
+    for (int x0 = get_global_id(0) * WALK_BAND; x0 < width;
+         x0 += get_global_size(0) * WALK_BAND) {
         __global row_t *out = tmp + (size_t)y * pitch + x0 * CN;
 #define PIXEL(t) pixel_at(in, x0 - RX + (t), width)
 #define ROW_SUM(m, s) STORE_ROW(s, out + (m) * CN)
-        WINDOW_WALK(px_t, FW, min(BAND, width - x0), PIXEL, ROW_SUM);
+        WINDOW_WALK(px_t, FW, min(WALK_BAND, width - x0), PIXEL, ROW_SUM);
     }
 }
 #endif
 
-/* A work-item: VEC values from v0 of BAND output rows from y0. */
+/* A work-item: VEC values from v0 of WALK_BAND output rows from y0. */
 __kernel void box_walk_cols(__global const row_t *tmp, __global dst_t *dst, int width,
                             int height, int pitch, acc_t weight, acc_t border_value,
                             acc_t scale, acc_t delta CHECK_ARG)
 {
     RUN_IF_EXACT(0);
-    int v0 = get_global_id(0) * VEC, y0 = get_global_id(1) * BAND, rowlen = width * CN;
+    int v0 = get_global_id(0) * VEC, y0 = get_global_id(1) * WALK_BAND, rowlen = width * CN;
     if (v0 >= rowlen || y0 >= height)
         return;
 #define ROW_SUMS(t) row_sums_at(tmp, pitch, v0, y0 - RY + (t), height)
 #define FINISH(m, s)                                                                     \
     finish_values(s, v0, y0 + (m), width, height, weight, border_value, scale, delta,    \
                   dst + (size_t)(y0 + (m)) * rowlen + v0)
-    WINDOW_WALK(sumv_t, FH, min(BAND, height - y0), ROW_SUMS, FINISH);
+    WINDOW_WALK(sumv_t, FH, min(WALK_BAND, height - y0), ROW_SUMS, FINISH);
 }
 #endif

@@ -165,6 +165,8 @@ typedef struct {
 #endif
 /* Box row pass: the work-items of a group, one pixel of a row each. */
 #define OCLCONV_BOX_SEGMENT 256
+/* Float boxes' walks (cl/box.cl): the pixels or rows a work-item walks. */
+#define OCLCONV_WALK_BAND 64
 
 oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job);
 /* Values in a scratch row: a row's values rounded up to whole vectors. */

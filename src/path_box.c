@@ -56,8 +56,10 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
     int tiles = job->fused == OCLCONV_FUSED_TILES, line = job->tile[0];
     int walk_outs = walks ? walk_line(ctx, job) : 0;
     used += (size_t)snprintf(options + used, sizeof options - used,
-                             " -DSUM_INT=%d -DNARROW_ROWS=%d -DBAND=%d -DSEGMENT=%d%s",
+                             " -DSUM_INT=%d -DNARROW_ROWS=%d -DBAND=%d -DSEGMENT=%d "
+                             "-DWALK_BAND=%d%s",
                              job->sum_int, narrow, job->band, OCLCONV_BOX_SEGMENT,
+                             OCLCONV_WALK_BAND,
                              job->fused == OCLCONV_FUSED_BANDS ? " -DFUSED" : "");
     if (walk_outs)
         used += (size_t)snprintf(options + used, sizeof options - used, " -DWALK_OUTS=%d",
@@ -147,9 +149,11 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
             s = oclconv__run_2d_local(ctx, fused, 1, bands, 1, 1);
     }
     /* Two passes through tmp: the running sums on GPUs, the walks for
-     * float sources.  Float rows walk BAND pixels a work-item at a time, on
-     * CPUs a whole row, one a group. */
-    size_t walkers = ((size_t)width + (size_t)job->band - 1) / (size_t)job->band;
+     * float sources.  Float rows walk OCLCONV_WALK_BAND pixels a work-item
+     * at a time (GPUs whose local memory holds no walk line), on CPUs a
+     * whole row, one a group. */
+    size_t walkers = ((size_t)width + OCLCONV_WALK_BAND - 1) / OCLCONV_WALK_BAND;
+    size_t walk_bands = ((size_t)height + OCLCONV_WALK_BAND - 1) / OCLCONV_WALK_BAND;
     if (s == OCLCONV_OK && !job->fused)
         s = pass_args(ctx, rows, cols, io, tmp, width, height, pitch_arg, a, finish, check);
     /* The running sums' row pass: a group of OCLCONV_BOX_SEGMENT makes twice as
@@ -175,6 +179,6 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
             s = oclconv__run_2d(ctx, job, walk_rows, walkers, (size_t)height);
     }
     if (s == OCLCONV_OK && walks)
-        s = oclconv__run_2d(ctx, job, walk_cols, pitch / v, bands);
+        s = oclconv__run_2d(ctx, job, walk_cols, pitch / v, walk_bands);
     return s;
 }

@@ -208,12 +208,13 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
  * emulated there and far slower).  On GPUs, measured on NVIDIA's OpenCL
  * (4K and 8K): the separable tiles' cost grows with the taps and the
  * one-pass running sums' does not; the sums win from 15 taps for integer
- * images (RGBA8 r7 1.1-1.3x; u8 gray r7 0.9x at 8K, 1.25x at 4K) and from
- * 81 for float ones, whose sums are doubles and need the exactness check
- * (f32 gray, 8K and 4K: the tiles 1.7-2x the sums at r19, 1.5-1.8x at r23,
- * 1.1-1.2x at r31, level at r35, 0.93x at r39, and on an image that fails
- * the check 2.2x or more the walks; from r42 the tiles sum in double,
- * 0.4-0.5x the sums).  The buffer kernel's cached global loads beat both
+ * images (RGBA8 r7 1.1-1.3x; u8 gray r7 0.9x at 8K, 1.25x at 4K), and
+ * for float ones, whose sums are doubles and need the exactness check,
+ * from 81 taps in gray (8K and 4K: the tiles 1.7-2x the sums at r19,
+ * 1.5-1.8x at r23, 1.1-1.2x at r31, level at r35, 0.93x at r39, and on an
+ * image that fails the check 2.2x or more the walks; from r42 the tiles
+ * sum in double, 0.4-0.5x the sums) and from 33 with more channels (r31:
+ * the sums 1.1x the tiles for 3 channels, 1.8x for 4).  The buffer kernel's cached global loads beat both
  * local-memory tiles and the texture path for 2-D filters. */
 static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
 {
@@ -221,7 +222,8 @@ static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
                                            OCLCONV_METHOD_BUFFER};
     const oclconv_filter *f = job->filter;
     int widest = f->width > f->height ? f->width : f->height;
-    int box_pays = job->cpu_shapes || widest >= (job->sum_int ? 15 : 81);
+    int box_from = job->sum_int ? 15 : job->src->channels == 1 ? 81 : 33;
+    int box_pays = job->cpu_shapes || widest >= box_from;
     /* On CPUs a float image under at most 3x3 taps goes straight to the
      * buffer kernel: nothing to convert, and 1.4-2x the separable and box
      * kernels on PoCL (8-bit images and wider filters: no gain). */
@@ -313,10 +315,13 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
  * on NVIDIA's OpenCL, 8K and 4K r31: RGBA8 lines of 512 by 4 rows 1.2x
  * those of 1024 by 2; f32 gray 1024 by 4 and u8 gray 1024 by 8 the best
  * of four shapes or within 8 % of it); none: two passes through scratch.
- * Bands of about the filter's height (16 to 64 rows), fewer rows while
- * that leaves under 4 work-groups a compute unit (the best band of 16, 32
- * and 64 rows, or within 6 % of it, for RGBA8, u8 and f32 gray, 4K and 8K,
- * r1 to r31). */
+ * Bands of 16 rows for filters up to 16 rows tall, else 24: short bands
+ * make more work-groups and read the leaving rows back from cache, which
+ * outweighs priming each band's column sums with the filter's rows
+ * (NVIDIA, 8K and 4K, against bands of the filter's height up to 64:
+ * RGBA8 r15 1.04-1.14x, r31 1.06-1.10x; u8 gray r15 1.10-1.16x, r31
+ * 1.18-1.31x; f32 gray r47 1.09-1.11x, r127 0.98-1.23x; RGBA8 r7 keeps
+ * 16; bands of 8, 32, 64, 128 and 256 rows measured slower). */
 static void plan_box_tiles(const oclconv_context *ctx, oclconv__job *job)
 {
     const size_t seg = OCLCONV_BOX_SEGMENT;
@@ -336,13 +341,7 @@ static void plan_box_tiles(const oclconv_context *ctx, oclconv__job *job)
     if (!best)
         return;
     job->fused = OCLCONV_FUSED_TILES;
-    size_t outs = (size_t)job->tile[0] - fw, lines = ((size_t)job->src->width + outs - 1) / outs;
-    size_t band = 16, height = (size_t)job->src->height;
-    while (band < 64 && band < (size_t)job->filter->height)
-        band *= 2;
-    while (band > 16 && lines * ((height + band - 1) / band) < 4 * (size_t)ctx->facts.compute_units)
-        band /= 2;
-    job->band = (int)band;
+    job->band = job->filter->height <= 16 ? 16 : 24;
 }
 
 oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)

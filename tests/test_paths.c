@@ -316,6 +316,11 @@ static void large_images(oclconv_context *ctx, uint64_t *rng)
         {OCLCONV_METHOD_BOX, 1100, 70, 2, 3, 40, OCLCONV_F32, OCLCONV_BORDER_NORMALIZE},
         {OCLCONV_METHOD_BOX, 1500, 40, 3, 8, 8, OCLCONV_U16, OCLCONV_BORDER_WRAP},
         {OCLCONV_METHOD_BOX, 2100, 33, 1, 255, 2, OCLCONV_U8, OCLCONV_BORDER_REFLECT},
+        /* Float boxes on images of 128 rows or more: the image holds one
+         * value of 1e-30, so no running sum is exact and the walks run,
+         * their bands of 64 rows meeting inside the image. */
+        {OCLCONV_METHOD_BOX, 300, 150, 1, 5, 20, OCLCONV_F32, OCLCONV_BORDER_REFLECT},
+        {OCLCONV_METHOD_BOX, 200, 140, 3, 2, 70, OCLCONV_F32, OCLCONV_BORDER_CONSTANT},
         {OCLCONV_METHOD_SEPARABLE, 37, 1500, 4, 1, 1, OCLCONV_U8, OCLCONV_BORDER_REFLECT101},
         /* Rows long enough for CPUs' work-items of whole vectors, taken
          * tap by tap across them. */
@@ -350,6 +355,8 @@ static void large_images(oclconv_context *ctx, uint64_t *rng)
         opt.border_value = 77;
         oclconv_image src = image_random(rng, cases[c].width, cases[c].height, cases[c].cn,
                                          cases[c].type, 0);
+        if (opt.method == OCLCONV_METHOD_BOX && src.type == OCLCONV_F32 && src.height >= 128)
+            ((float *)src.data)[rng_next(rng) % (size_t)(src.width * src.height)] = 1e-30f;
         char label[160];
         snprintf(label, sizeof label, "%s %dx%d on %dx%d %s cn=%d %s",
                  oclconv_method_name(opt.method), 2 * rx + 1, 2 * ry + 1, src.width, src.height,
