@@ -518,7 +518,7 @@ __kernel void box_check(__global const src_t *src, ulong values, ulong chunk,
  */
 #define WINDOW_WALK(T, F, n, AT, EMIT)                                         \
     do {                                                                       \
-        T suf_[WALK_BAND], s_ = 0;                                                 \
+        T suf_[WALK_BAND], s_ = 0;                                             \
         int o_ = (F) - 1; /* t's offset in its block */                        \
         for (int t = ((n) - 1) / (F) * (F) + (F) - 1; t >= 0; t--) {           \
             s_ = o_ == (F) - 1 ? AT(t) : s_ + AT(t);                           \

@@ -31,7 +31,7 @@ static oclconv_status pass_args(oclconv_context *ctx, cl_kernel rows, cl_kernel 
 /* GPUs: the pixels a work-group of the float walk's row pass makes (cl/box.cl
  * box_walk_rows with -DWALK_OUTS), 2 or 1 OCLCONV_BOX_SEGMENT as its line of
  * those and FW - 1 more sums fits local memory; 0 where not even one does
- * (the walk of BAND pixels a work-item, as on CPUs). */
+ * (each work-item then walks OCLCONV_WALK_BAND pixels, as on CPUs). */
 static int walk_line(const oclconv_context *ctx, const oclconv__job *job)
 {
     int cn = job->src->channels;
