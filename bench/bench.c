@@ -18,7 +18,9 @@
  * one band).  Beside them: the roofline (the device's
  * copy rate for the same bytes and its FP32 rate) and, when the bench was
  * built with OpenCV (pkg-config opencv4), OpenCV on the CPU for the same
- * operation.  It ends with the AUTO/OpenCV ratios, box r31 against box r1,
+ * operation.  Under the f32 table, box r31 and r63 again on an image that
+ * holds one value of 1e-30, where no running sum is exact and the box path
+ * walks.  It ends with the AUTO/OpenCV ratios, box r31 against box r1,
  * and the cold start: the time a fresh process (this program run with
  * --cold) takes to its first filtered image, and the programs a second
  * filter of a new sigma builds (0).  Rows print as they are measured; the
@@ -1038,6 +1040,37 @@ typedef struct {
     ratio_stats total;
 } bench;
 
+/* The bench's float images are multiples of 2^-24, so the box path's
+ * running sums are exact.  One value of 1e-30, as real float images may
+ * hold, makes none exact: the box path then checks and walks.  Times the
+ * box path and AUTO on such images, box r31 (the table's) and r63 (which
+ * AUTO sends to the box path on every device). */
+static void inexact_boxes(bench *b, image_set *im, double mp)
+{
+    ((float *)im->src.data)[0] = ((float *)im->probe_src.data)[0] =
+        ((float *)im->tiny_src.data)[0] = 1e-30f;
+    static const bench_case boxes[] = {{BOX, 31}, {BOX, 63}};
+    for (size_t i = 0; i < sizeof boxes / sizeof *boxes; i++) {
+        case_data cd;
+        if (case_make(&boxes[i], &cd) != 0) {
+            case_free(&cd);
+            continue;
+        }
+        runner r = {run_oclconv, b->ctx, &cd, OCLCONV_METHOD_BOX, ""};
+        cell box, autoc;
+        measure(&r, im, b->S, 0, &box);
+        r.method = OCLCONV_METHOD_AUTO;
+        measure(&r, im, b->S, 1, &autoc);
+        char e2e[2][16], kern[2][16];
+        fmt_cell(&box, mp, e2e[0], kern[0], sizeof e2e[0]);
+        fmt_cell(&autoc, mp, e2e[1], kern[1], sizeof e2e[1]);
+        printf("%s on an image holding one value of 1e-30 (no exact running sum): box path "
+               "e2e %s kern %s, auto (%s) e2e %s kern %s\n",
+               cd.label, e2e[0], kern[0], oclconv_method_name(autoc.took), e2e[1], kern[1]);
+        case_free(&cd);
+    }
+}
+
 static int run_format(bench *b, const format *fm, format_summary *sum)
 {
     const settings *S = b->S;
@@ -1155,6 +1188,8 @@ static int run_format(bench *b, const format *fm, format_summary *sum)
                fm->name, exp(fstats.log_sum / fstats.count), fstats.count,
                fstats.estimated ? " (~: some estimated)" : "", fstats.min_ratio,
                fstats.min_where);
+    if (fm->type == OCLCONV_F32)
+        inexact_boxes(b, &im, mp);
     for (int i = 0; i < note_count; i++)
         printf("  note: %s\n", notes[i]);
     if (notes_dropped)
