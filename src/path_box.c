@@ -34,12 +34,15 @@ static oclconv_status pass_args(oclconv_context *ctx, cl_kernel rows, cl_kernel 
  * (each work-item then walks OCLCONV_WALK_BAND pixels, as on CPUs). */
 static int walk_line(const oclconv_context *ctx, const oclconv__job *job)
 {
+    if (job->cpu_shapes)
+        return 0;
     int cn = job->src->channels;
     size_t px = (size_t)(cn == 3 ? 4 : cn) * oclconv__acc_size(job);
-    for (int outs = 2 * OCLCONV_BOX_SEGMENT; outs >= OCLCONV_BOX_SEGMENT && !job->cpu_shapes;
-         outs -= OCLCONV_BOX_SEGMENT)
-        if (((size_t)outs + (size_t)job->filter->width - 1) * px + 1024 <= ctx->facts.local_mem)
-            return outs;
+    for (int k = 2; k >= 1; k--) {
+        size_t outs = (size_t)k * OCLCONV_BOX_SEGMENT;
+        if ((outs + (size_t)job->filter->width - 1) * px + 1024 <= ctx->facts.local_mem)
+            return (int)outs;
+    }
     return 0;
 }
 
