@@ -21,9 +21,10 @@
  *    and rounds like a direct sum, and a NaN, an infinity or a huge value
  *    stays in the windows that hold it.  Each kernel reads the check and
  *    returns at once when it is not the one to run.
- * Expects -DSUM_INT, -DNARROW_ROWS, -DBAND, -DSEGMENT, -DWALK_BAND (and
- * -DLINE -DCH for box_tile, -DFUSED for box_fused) besides common.cl's
- * macros.
+ * Expects -DSUM_INT, -DNARROW_ROWS, -DBAND, -DSEGMENT, -DWALK_BAND,
+ * -DWALK_MOST (and -DLINE -DCH for box_tile, -DFUSED for box_fused,
+ * -DWALK_OUTS and -DWALK_COLS -DWALK_ROWS for the GPU walks) besides
+ * common.cl's macros.
  */
 #if SUM_INT
 #define SUM_NAME uint
@@ -550,58 +551,76 @@ inline sumv_t row_sums_at(__global const row_t *tmp, int pitch, int v0, int y, i
     return IS_PIXEL(sy) ? LOAD_ROW_V(tmp + (size_t)sy * pitch + v0) : (sumv_t)0;
 }
 
+#if defined(WALK_OUTS) || defined(WALK_ROWS)
+/* GPUs: window sums of F rows down the columns of a block in local memory,
+ * never subtracting.  The block is `len` rows of `cols` sums, row t at
+ * line + t * cols.  Step k turns each row into the sums of 2^k rows from
+ * it, each the sum of two of the step before; a window adds the sums that
+ * make up F, one for each of its binary digits, in order down it.  Work-item
+ * i makes the windows from the block's elements i + j * SEGMENT, j < outs,
+ * into sum[j]: the first outs * SEGMENT elements, whose windows lie in the
+ * block.  The block holds at most WALK_MOST elements a work-item. */
+inline void walk_block(__local sum_t *line, int len, int cols, int f, int outs, sum_t *sum)
+{
+    int i = get_local_id(0), n = len * cols;
+#pragma unroll
+    for (int j = 0; j < outs; j++)
+        sum[j] = 0;
+    int taken = 0; /* the rows of each window added so far */
+#pragma unroll
+    for (int run = 1; run <= f; run *= 2) {
+        /* row t: the sum of `run` rows from t, for t <= len - run */
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (f & run) {
+#pragma unroll
+            for (int j = 0; j < outs; j++)
+                sum[j] += line[i + j * SEGMENT + taken * cols];
+            taken += run;
+        }
+        if (2 * run > f)
+            break;
+        sum_t next[WALK_MOST];
+#pragma unroll
+        for (int j = 0; j * SEGMENT < n; j++) {
+            int e = i + j * SEGMENT;
+            next[j] = e < (len - 2 * run + 1) * cols ? line[e] + line[e + run * cols] : 0;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+        for (int j = 0; j * SEGMENT < n; j++)
+            if (i + j * SEGMENT < n)
+                line[i + j * SEGMENT] = next[j];
+    }
+}
+#endif
+
 #ifdef WALK_OUTS
 /* GPUs: a work-group of SEGMENT work-items makes the row sums of WALK_OUTS
- * pixels of row y from x0, never subtracting, from the line of
- * WALK_LEN pixels from x0 - RX in local memory.  Step k turns the line into
- * the sums of 2^k pixels from each of its pixels, each the sum of two of
- * the step before; a window adds the sums that make up FW, one for each
- * of its binary digits, in order along it.  Every pixel is read once, the
- * group's side by side (a walk of WALK_BAND pixels a work-item reads them
- * one after another, its neighbours that far away: NVIDIA, 8K f32 gray r31,
- * 0.8 of the float box's time went to that walk). */
+ * pixels of row y from x0, from the line of WALK_LEN pixels from x0 - RX
+ * in local memory, a pixel's CN values to a row of walk_block's block.
+ * Every pixel is read once, the group's side by side (a walk of WALK_BAND
+ * pixels a work-item reads them one after another, its neighbours that far
+ * away: NVIDIA, 8K f32 gray r31, 0.8 of the float box's time went to that
+ * walk). */
 #define WALK_LEN (WALK_OUTS + FW - 1)
-#define WALK_ITEMS ((WALK_LEN + SEGMENT - 1) / SEGMENT)
 __kernel __attribute__((reqd_work_group_size(SEGMENT, 1, 1)))
 void box_walk_rows(__global const src_t *src, __global row_t *tmp, int width, int height,
                    int pitch CHECK_ARG)
 {
     RUN_IF_EXACT(0);
-    __local px_t line[WALK_LEN];
+    __local sum_t line[WALK_LEN * CN];
     int i = get_local_id(0), y = get_group_id(1), x0 = (int)get_group_id(0) * WALK_OUTS;
     __global const src_t *in = src + (size_t)y * width * CN;
-    for (int t = i; t < WALK_LEN; t += SEGMENT)
-        line[t] = pixel_at(in, x0 - RX + t, width);
-    px_t sum[WALK_OUTS / SEGMENT];
-    for (int j = 0; j < WALK_OUTS / SEGMENT; j++)
-        sum[j] = 0;
-    int taken = 0; /* the pixels of each window added so far */
-#pragma unroll
-    for (int run = 1; run <= FW; run *= 2) {
-        /* line[t]: the sum of `run` pixels from t, for t <= WALK_LEN - run */
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (FW & run) {
-            for (int j = 0; j < WALK_OUTS / SEGMENT; j++)
-                sum[j] += line[i + j * SEGMENT + taken];
-            taken += run;
-        }
-        if (2 * run > FW)
-            break;
-        px_t next[WALK_ITEMS];
-        for (int j = 0; j < WALK_ITEMS; j++) {
-            int t = i + j * SEGMENT;
-            next[j] = t + 2 * run <= WALK_LEN ? line[t] + line[t + run] : (px_t)0;
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int j = 0; j < WALK_ITEMS; j++)
-            if (i + j * SEGMENT < WALK_LEN)
-                line[i + j * SEGMENT] = next[j];
+    for (int e = i; e < WALK_LEN * CN; e += SEGMENT) {
+        int sx = border_index(x0 - RX + e / CN, width);
+        line[e] = IS_PIXEL(sx) ? (sum_t)in[sx * CN + e % CN] : 0;
     }
-    for (int j = 0; j < WALK_OUTS / SEGMENT; j++) {
-        int x = x0 + i + j * SEGMENT;
-        if (x < width)
-            STORE_ROW(sum[j], tmp + (size_t)y * pitch + x * CN);
-    }
+    sum_t sum[WALK_OUTS * CN / SEGMENT];
+    walk_block(line, WALK_LEN, CN, FW, WALK_OUTS * CN / SEGMENT, sum);
+    __global row_t *out = tmp + (size_t)y * pitch + x0 * CN;
+    for (int j = 0; j < WALK_OUTS * CN / SEGMENT; j++)
+        if (x0 * CN + i + j * SEGMENT < width * CN)
+            out[i + j * SEGMENT] = sum[j];
 }
 #else
 /* A work-item: the row sums of row y, WALK_BAND pixels at a time from x0 =
@@ -625,6 +644,37 @@ __kernel void box_walk_rows(__global const src_t *src, __global row_t *tmp, int 
 }
 #endif
 
+#ifdef WALK_ROWS
+/* GPUs: a work-group of SEGMENT work-items makes WALK_ROWS output rows of
+ * WALK_COLS values from v0, from the COL_LEN rows of their row sums from
+ * y0 - RY in local memory, one to a row of walk_block's block: every row
+ * sum is read once, a group's side by side, where a work-item's walk down
+ * WALK_BAND rows reads each about 2 (WALK_BAND + FH) / WALK_BAND times and
+ * keeps its suffix sums in private memory. */
+#define COL_LEN (WALK_ROWS + FH - 1)
+__kernel __attribute__((reqd_work_group_size(SEGMENT, 1, 1)))
+void box_walk_cols(__global const row_t *tmp, __global dst_t *dst, int width, int height,
+                   int pitch, acc_t weight, acc_t border_value, acc_t scale,
+                   acc_t delta CHECK_ARG)
+{
+    RUN_IF_EXACT(0);
+    __local sum_t line[COL_LEN * WALK_COLS];
+    int i = get_local_id(0), v0 = (int)get_group_id(0) * WALK_COLS, rowlen = width * CN;
+    int y0 = (int)get_group_id(1) * WALK_ROWS;
+    for (int e = i; e < COL_LEN * WALK_COLS; e += SEGMENT) {
+        int sy = border_index(y0 - RY + e / WALK_COLS, height), v = v0 + e % WALK_COLS;
+        line[e] = IS_PIXEL(sy) && v < rowlen ? tmp[(size_t)sy * pitch + v] : 0;
+    }
+    sum_t sum[WALK_ROWS * WALK_COLS / SEGMENT];
+    walk_block(line, COL_LEN, WALK_COLS, FH, WALK_ROWS * WALK_COLS / SEGMENT, sum);
+    for (int j = 0; j < WALK_ROWS * WALK_COLS / SEGMENT; j++) {
+        int e = i + j * SEGMENT, y = y0 + e / WALK_COLS, v = v0 + e % WALK_COLS;
+        if (y < height && v < rowlen)
+            dst[(size_t)y * rowlen + v] = finish_taps((acc_t)sum[j] * weight, v / CN, y, width,
+                                                      height, weight, border_value, scale, delta);
+    }
+}
+#else
 /* A work-item: VEC values from v0 of WALK_BAND output rows from y0. */
 __kernel void box_walk_cols(__global const row_t *tmp, __global dst_t *dst, int width,
                             int height, int pitch, acc_t weight, acc_t border_value,
@@ -640,4 +690,5 @@ __kernel void box_walk_cols(__global const row_t *tmp, __global dst_t *dst, int 
                   dst + (size_t)(y0 + (m)) * rowlen + v0)
     WINDOW_WALK(sumv_t, FH, min(WALK_BAND, height - y0), ROW_SUMS, FINISH);
 }
+#endif
 #endif

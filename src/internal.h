@@ -167,6 +167,8 @@ typedef struct {
 #define OCLCONV_BOX_SEGMENT 256
 /* Float boxes' walks (cl/box.cl): the pixels or rows a work-item walks. */
 #define OCLCONV_WALK_BAND 64
+/* GPUs: the most sums a work-item holds of a walk's block in local memory. */
+#define OCLCONV_WALK_MOST 24
 
 oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job);
 /* Values in a scratch row: a row's values rounded up to whole vectors. */
