@@ -35,8 +35,9 @@ static oclconv_status pass_args(oclconv_context *ctx, cl_kernel rows, cl_kernel 
  * OCLCONV_BOX_SEGMENT, and FW - 1 more; the column walk's: `rows` output
  * rows of `cols` values, 32, 16 or 8, and FH - 1 rows more: the widest
  * that reads at most 1.25 times as many rows for each it makes as the
- * fewest (NVIDIA, 8K and 4K f32: 32 values 1.5x the rows of 8, 16 within
- * 1.15x of them the fastest, up to 7 % ahead).  0 where not even the
+ * fewest (NVIDIA, 8K and 4K f32: 16 values the fastest at r31 and r63,
+ * by up to 7 %, 8 at r127; 32, which read 1.4x the rows of 8 at r31 and
+ * 2.7x at r127, 0.67x there).  0 where not even the
  * smallest fits (a work-item then walks OCLCONV_WALK_BAND pixels or rows,
  * as on CPUs). */
 struct walk_blocks {
