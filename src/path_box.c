@@ -37,9 +37,8 @@ static oclconv_status pass_args(oclconv_context *ctx, cl_kernel rows, cl_kernel 
  * that reads at most 1.25 times as many rows for each it makes as the
  * fewest (NVIDIA, 8K and 4K f32: 16 values the fastest at r31 and r63,
  * by up to 7 %, 8 at r127; 32, which read 1.4x the rows of 8 at r31 and
- * 2.7x at r127, 0.67x there).  0 where not even the
- * smallest fits (a work-item then walks OCLCONV_WALK_BAND pixels or rows,
- * as on CPUs). */
+ * 2.7x at r127, 0.67x there).  0 where not even the smallest fits (a
+ * work-item then walks OCLCONV_WALK_BAND pixels or rows, as on CPUs). */
 struct walk_blocks {
     int outs, cols, rows;
 };

@@ -214,10 +214,9 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
  * 1.5-1.8x at r23, 1.1-1.2x at r31, level at r35, 0.93x at r39, and on an
  * image that fails the check 2.2x or more the walks, at r31 2.2x the
  * block walks too; from r42 the tiles sum in double, 0.4-0.5x the sums)
- * and from 33 with more channels (r31:
- * the sums 1.1x the tiles for 3 channels, 1.8x for 4).  The buffer
- * kernel's cached global loads beat both local-memory tiles and the
- * texture path for 2-D filters. */
+ * and from 33 with more channels (r31: the sums 1.1x the tiles for 3
+ * channels, 1.8x for 4).  The buffer kernel's cached global loads beat
+ * both local-memory tiles and the texture path for 2-D filters. */
 static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
 {
     static const oclconv_method order[] = {OCLCONV_METHOD_BOX, OCLCONV_METHOD_SEPARABLE,

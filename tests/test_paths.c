@@ -318,8 +318,9 @@ static void large_images(oclconv_context *ctx, uint64_t *rng)
         {OCLCONV_METHOD_BOX, 2100, 33, 1, 255, 2, OCLCONV_U8, OCLCONV_BORDER_REFLECT},
         /* Float boxes on images of 128 rows or more: the image holds one
          * value of 1e-30, so no running sum is exact and the walks run,
-         * their bands of 64 rows (CPUs) or blocks of rows (GPUs: 320 of 16
-         * values for the third) meeting inside the image. */
+         * their bands of 64 rows (CPUs) or blocks of rows (GPUs: for the
+         * third, 320 rows of 16 values on PoCL, 304 on NVIDIA) meeting
+         * inside the image. */
         {OCLCONV_METHOD_BOX, 300, 150, 1, 5, 20, OCLCONV_F32, OCLCONV_BORDER_REFLECT},
         {OCLCONV_METHOD_BOX, 200, 140, 3, 2, 70, OCLCONV_F32, OCLCONV_BORDER_CONSTANT},
         {OCLCONV_METHOD_BOX, 70, 400, 2, 3, 30, OCLCONV_F32, OCLCONV_BORDER_REFLECT101},
