@@ -44,15 +44,12 @@ typedef CAT(SUM_NAME, CN) px_t;
 #define LOAD_PX(p) CAT(convert_, CAT(SUM_NAME, CN))(CAT(vload, CN)(0, p))
 #define STORE_PX(v, p) CAT(vstore, CN)(v, 0, p)
 #endif
-/* A pixel of the source, or of dst_t, as one access where its 2 or 4 values
- * are aligned to their size (packed rows in a buffer the runtime aligned):
- * GPU compilers split a vloadN / vstoreN of 1-byte alignment into N.
- * (LOAD_PX stays for sums, whose rows are `pitch` apart.) */
+/* A pixel of dst_t stored in one access where its values are 2 or 4, as
+ * LOAD_PIXEL (common.cl) loads the source's (LOAD_PX stays for sums, whose
+ * rows are `pitch` apart). */
 #if CN == 2 || CN == 4
-#define LOAD_SRC_PX(p) CAT(convert_, CAT(SUM_NAME, CN))(*(__global const CAT(SRC_NAME, CN) *)(p))
 #define STORE_DST_PX(v, p) (*(__global CAT(DST_NAME, CN) *)(p) = (v))
 #else
-#define LOAD_SRC_PX(p) LOAD_PX(p)
 #define STORE_DST_PX(v, p) CAT(vstore, CN)(v, 0, p)
 #endif
 /* The two-pass scratch holds row sums as row_t: ushort with -DNARROW_ROWS
@@ -183,7 +180,7 @@ void box_rows(__global const src_t *src, __global row_t *tmp, int width, int hei
     for (int b0 = 0; b0 < len; b0 += BLOCK) {
         for (int k = i; k < BLOCK; k += SEGMENT) {
             int sx = border_index(first + b0 + k, width);
-            line[k] = b0 + k < len && IS_PIXEL(sx) ? LOAD_SRC_PX(in + sx * CN) : (px_t)0;
+            line[k] = b0 + k < len && IS_PIXEL(sx) ? LOAD_PIXEL(SUM_NAME, in + sx * CN) : (px_t)0;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         px_t q[4];
@@ -287,7 +284,7 @@ void box_tile(__global const src_t *src, __global dst_t *dst, int width, int hei
         int sy = border_index(y0 + j, height);
         for (int m = 0; m < PPI; m++)
             if (IS_PIXEL(sy) && IS_PIXEL(sx[m]))
-                v[m] += LOAD_SRC_PX(src + ((size_t)sy * width + sx[m]) * CN);
+                v[m] += LOAD_PIXEL(SUM_NAME, src + ((size_t)sy * width + sx[m]) * CN);
     }
     /* This work-item's run: row c of the CH, run r of the row's RUNS. */
     int c = i / RUNS, r = i % RUNS;
@@ -302,9 +299,9 @@ void box_tile(__global const src_t *src, __global dst_t *dst, int width, int hei
                     if (!IS_PIXEL(sx[m]))
                         continue;
                     if (IS_PIXEL(enter))
-                        v[m] += LOAD_SRC_PX(src + ((size_t)enter * width + sx[m]) * CN);
+                        v[m] += LOAD_PIXEL(SUM_NAME, src + ((size_t)enter * width + sx[m]) * CN);
                     if (IS_PIXEL(leave))
-                        v[m] -= LOAD_SRC_PX(src + ((size_t)leave * width + sx[m]) * CN);
+                        v[m] -= LOAD_PIXEL(SUM_NAME, src + ((size_t)leave * width + sx[m]) * CN);
                 }
             }
             for (int m = 0; m < PPI; m++)
@@ -541,7 +538,7 @@ __kernel void box_check(__global const src_t *src, ulong values, ulong chunk,
 inline px_t pixel_at(__global const src_t *in, int x, int width)
 {
     int sx = border_index(x, width);
-    return IS_PIXEL(sx) ? LOAD_SRC_PX(in + sx * CN) : (px_t)0;
+    return IS_PIXEL(sx) ? LOAD_PIXEL(SUM_NAME, in + sx * CN) : (px_t)0;
 }
 
 /* VEC row sums from v0 of row y, or 0 for a row outside. */

@@ -35,6 +35,18 @@ typedef DST_NAME dst_t;
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
 
+/* A pixel's CN source values as T (CN 1) or a vector of T, in one access
+ * where they are 2 or 4: packed rows start at a multiple of a pixel's size
+ * (in a buffer the runtime aligned, or in image memory the host checked),
+ * and GPU compilers split a vloadN they cannot prove aligned into N loads. */
+#if CN == 2 || CN == 4
+#define LOAD_PIXEL(T, p) CAT(convert_, CAT(T, CN))(*(__global const CAT(SRC_NAME, CN) *)(p))
+#elif CN == 3
+#define LOAD_PIXEL(T, p) CAT(convert_, CAT(T, 3))(vload3(0, p))
+#else
+#define LOAD_PIXEL(T, p) ((T)(p)[0])
+#endif
+
 /* acc_t to dst_t: integers rounded half to even and saturated, NaN to 0, as
  * the OpenCL spec defines convert_*_sat_rte.  Spelled out as a clamp, a
  * rounding by the float's own precision and a plain conversion: CPU

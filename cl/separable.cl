@@ -50,31 +50,24 @@
         }                                                                          \
     } while (0)
 
-/* A pixel's CN values as acc_t (a scalar for CN 1), from one aligned load
- * where they are aligned to their size (GPUs split a vloadN they cannot
- * prove aligned into N loads); in the scratch image they always are. */
+/* A pixel's CN values as acc_t (a scalar for CN 1), stored whole where
+ * they are 2 or 4 (the scratch image's rows are aligned). */
 #if CN == 1
 typedef acc_t accp_t;
-#define LOAD_PX_ACC(p) ((acc_t)(p)[0])
 #define STORE_PX_ACC(v, p) ((p)[0] = (v))
 #elif CN == 3
 typedef CAT(ACC_NAME, 3) accp_t;
-#define LOAD_PX_ACC(p) CAT(convert_, CAT(ACC_NAME, 3))(vload3(0, p))
 #define STORE_PX_ACC(v, p) vstore3(v, 0, p)
 #else
 typedef CAT(ACC_NAME, CN) accp_t;
 #define STORE_PX_ACC(v, p) (*(__global accp_t *)(p) = (v))
-#define LOAD_PX_ACC(p)                                                                     \
-    CAT(convert_, CAT(ACC_NAME, CN))(((size_t)(p) & (CN * sizeof(src_t) - 1)) == 0         \
-                                         ? *(__global const CAT(SRC_NAME, CN) *)(p)        \
-                                         : CAT(vload, CN)(0, p))
 #endif
 
 /* SLIDE's LOAD for a row pass: pixel x0 - RX + t of the row `in` as accp_t,
  * or the border value where border_index() finds none. */
 #define ROW_PIXEL(t)                                                           \
     int sx = border_index(x0 - RX + (t), width);                               \
-    accp_t v = IS_PIXEL(sx) ? LOAD_PX_ACC(in + sx * CN) : (accp_t)border_value
+    accp_t v = IS_PIXEL(sx) ? LOAD_PIXEL(ACC_NAME, in + sx * CN) : (accp_t)border_value
 
 /* The row pass of VEC values from v0 of one source row. */
 inline accv_t row_pass(__global const src_t *in, int width, int v0, WEIGHTS row,

@@ -111,10 +111,15 @@ size_t oclconv__largest_image(const oclconv__job *job)
 }
 
 /* Whether the device can work on the image's own memory: it shares the
- * host's memory and the rows are packed. */
+ * host's memory, the rows are packed, and the data start at a multiple of
+ * a pixel's size where a pixel is 2 or 4 values, which the kernels load
+ * and store whole (PoCL, f32 RGBA one value off: a crash).  Else the image
+ * goes through a buffer of the runtime's, which aligns it. */
 static int zero_copy(const oclconv_context *ctx, const oclconv_image *img)
 {
-    return ctx->facts.unified_memory && oclconv__row_stride(img) == oclconv__packed_row(img);
+    size_t px = oclconv__type_size(img->type) * (img->channels == 3 ? 1 : (size_t)img->channels);
+    return ctx->facts.unified_memory && oclconv__row_stride(img) == oclconv__packed_row(img) &&
+           (uintptr_t)img->data % px == 0;
 }
 
 int oclconv__overlap(const oclconv_image *a, const oclconv_image *b)

@@ -397,6 +397,45 @@ static void in_place(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
     }
 }
 
+/* Images whose data start one value past a 16-byte boundary, as a crop of
+ * a larger buffer does: aligned to their type, as the API asks, but not to
+ * their 8- or 16-byte pixels, which the kernels load and store whole. */
+static void offset_pixels(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
+{
+    static const struct {
+        oclconv_type type;
+        int cn;
+    } cases[] = {{OCLCONV_F32, 4}, {OCLCONV_F32, 2}, {OCLCONV_U16, 4}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        oclconv_image packed = image_random(rng, 37, 23, cases[c].cn, cases[c].type, 0);
+        size_t vs = cases[c].type == OCLCONV_F32 ? 4 : 2;
+        size_t bytes = (size_t)packed.width * (size_t)packed.height * (size_t)packed.channels * vs;
+        unsigned char *in = malloc(bytes + vs), *out = malloc(bytes + vs);
+        ASSERT(in && out);
+        memcpy(in + vs, packed.data, bytes);
+        oclconv_image src = packed, dst = packed;
+        src.data = in + vs;
+        dst.data = out + vs;
+        oclconv_filter *f = filter_for(method, rng, 5, 5);
+        oclconv_options opt;
+        oclconv_options_init(&opt);
+        opt.method = method;
+        ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst, f, &opt));
+        ref_result ref;
+        ASSERT(ref_convolve(&packed, 5, 5, oclconv_filter_weights(f), &opt, &ref) == 0);
+        char why[256] = "";
+        long bad = ref_compare(&dst, &ref, why, sizeof why);
+        if (bad)
+            TEST_FAIL_("%s %s cn=%d one value off a 16-byte boundary: %ld mismatches, %s",
+                       oclconv_method_name(method), type_name(src.type), src.channels, bad, why);
+        ref_result_free(&ref);
+        oclconv_filter_destroy(f);
+        free(in);
+        free(out);
+        image_free(&packed);
+    }
+}
+
 /* Filters far larger than the image: reflections repeat, wraps take the
  * modulus, NORMALIZE keeps only the in-image taps. */
 static void huge_filter(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
@@ -508,6 +547,7 @@ int main(void)
         conversions(ctx, methods[m]);
         outliers(ctx, methods[m], &rng);
         in_place(ctx, methods[m], &rng);
+        offset_pixels(ctx, methods[m], &rng);
         huge_filter(ctx, methods[m], &rng);
         sweep(ctx, methods[m], &rng);
     }
@@ -527,6 +567,7 @@ int main(void)
         conversions(ctx, methods[m]);
         outliers(ctx, methods[m], &rng);
         in_place(ctx, methods[m], &rng);
+        offset_pixels(ctx, methods[m], &rng);
         sweep(ctx, methods[m], &rng);
     }
     wide_box(ctx, &rng);
