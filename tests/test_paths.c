@@ -80,39 +80,48 @@ static oclconv_filter *filter_for(oclconv_method method, uint64_t *rng, int fw, 
     return f;
 }
 
+/* Filters `src` into `dst` and compares `dst` with the reference's result
+ * for `ref_src` (src's values as they were, where dst is src itself);
+ * returns the number of mismatching values, reported under `label`. */
+static long apply_and_compare(oclconv_context *ctx, const oclconv_image *src, oclconv_image *dst,
+                              const oclconv_image *ref_src, const oclconv_filter *f,
+                              const oclconv_options *opt, const char *label)
+{
+    int fw, fh;
+    oclconv_filter_size(f, &fw, &fh);
+    oclconv_status s = oclconv_apply(ctx, src, dst, f, opt);
+    if (s != OCLCONV_OK) {
+        TEST_FAIL_("%s: %s: %s", label, oclconv_strerror(s), oclconv_errmsg(ctx));
+        return 1;
+    }
+    ref_result ref;
+    if (ref_convolve(ref_src, fw, fh, oclconv_filter_weights(f), opt, &ref) != 0) {
+        fprintf(stderr, "reference failed\n");
+        exit(TEST_HARD_ERROR);
+    }
+    char why[256];
+    long bad = ref_compare(dst, &ref, why, sizeof why);
+    if (bad)
+        TEST_FAIL_("%s: %ld mismatches, first %s", label, bad, why);
+    ref_result_free(&ref);
+    return bad;
+}
+
 /* Filters src into a fresh destination and compares with the reference;
- * returns the number of mismatching values (0 when the path is unsupported
- * and `must_run` is false). */
+ * also that the destination's row padding is untouched and the forced
+ * path ran.  Returns the number of mismatching values. */
 static long check_one(oclconv_context *ctx, const oclconv_image *src, oclconv_type dst_type,
                       size_t dst_extra, const oclconv_filter *f, const oclconv_options *opt,
                       const char *label)
 {
     oclconv_image dst = image_like(src, dst_type, dst_extra);
-    int fw, fh;
-    oclconv_filter_size(f, &fw, &fh);
-    oclconv_status s = oclconv_apply(ctx, src, &dst, f, opt);
-    long bad = 0;
-    if (s != OCLCONV_OK) {
-        TEST_FAIL_("%s: %s: %s", label, oclconv_strerror(s), oclconv_errmsg(ctx));
-        bad = 1;
-    } else {
-        ref_result ref;
-        if (ref_convolve(src, fw, fh, oclconv_filter_weights(f), opt, &ref) != 0) {
-            fprintf(stderr, "reference failed\n");
-            exit(TEST_HARD_ERROR);
-        }
-        char why[256];
-        bad = ref_compare(&dst, &ref, why, sizeof why);
-        if (bad)
-            TEST_FAIL_("%s: %ld mismatches, first %s", label, bad, why);
-        if (!image_padding_intact(&dst)) {
-            TEST_FAIL_("%s: wrote into the destination's row padding", label);
-            bad++;
-        }
-        if (opt->method != OCLCONV_METHOD_AUTO && oclconv_last_method(ctx) != opt->method)
-            TEST_FAIL_("%s: ran %s", label, oclconv_method_name(oclconv_last_method(ctx)));
-        ref_result_free(&ref);
+    long bad = apply_and_compare(ctx, src, &dst, src, f, opt, label);
+    if (!image_padding_intact(&dst)) {
+        TEST_FAIL_("%s: wrote into the destination's row padding", label);
+        bad++;
     }
+    if (opt->method != OCLCONV_METHOD_AUTO && oclconv_last_method(ctx) != opt->method)
+        TEST_FAIL_("%s: ran %s", label, oclconv_method_name(oclconv_last_method(ctx)));
     image_free(&dst);
     return bad;
 }
@@ -382,15 +391,9 @@ static void in_place(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
         oclconv_options_init(&opt);
         opt.method = method;
         opt.border = OCLCONV_BORDER_REFLECT101;
-        ASSERT_OK(ctx, oclconv_apply(ctx, &img, &img, f, &opt));
-        ref_result ref;
-        ASSERT(ref_convolve(&copy, 5, 5, oclconv_filter_weights(f), &opt, &ref) == 0);
-        char why[256] = "";
-        long bad = ref_compare(&img, &ref, why, sizeof why);
-        if (bad)
-            TEST_FAIL_("in place %s cn=%d: %ld mismatches, %s", oclconv_method_name(method), cn,
-                       bad, why);
-        ref_result_free(&ref);
+        char label[64];
+        snprintf(label, sizeof label, "in place %s cn=%d", oclconv_method_name(method), cn);
+        apply_and_compare(ctx, &img, &img, &copy, f, &opt, label);
         oclconv_filter_destroy(f);
         image_free(&img);
         image_free(&copy);
@@ -420,15 +423,10 @@ static void offset_pixels(oclconv_context *ctx, oclconv_method method, uint64_t 
         oclconv_options opt;
         oclconv_options_init(&opt);
         opt.method = method;
-        ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst, f, &opt));
-        ref_result ref;
-        ASSERT(ref_convolve(&packed, 5, 5, oclconv_filter_weights(f), &opt, &ref) == 0);
-        char why[256] = "";
-        long bad = ref_compare(&dst, &ref, why, sizeof why);
-        if (bad)
-            TEST_FAIL_("%s %s cn=%d one value off a 16-byte boundary: %ld mismatches, %s",
-                       oclconv_method_name(method), type_name(src.type), src.channels, bad, why);
-        ref_result_free(&ref);
+        char label[96];
+        snprintf(label, sizeof label, "%s %s cn=%d one value off a 16-byte boundary",
+                 oclconv_method_name(method), type_name(src.type), src.channels);
+        apply_and_compare(ctx, &src, &dst, &packed, f, &opt, label);
         oclconv_filter_destroy(f);
         free(in);
         free(out);
