@@ -308,7 +308,9 @@ OCLCONV_API void oclconv_filter_destroy(oclconv_filter *f);
  *  untouched and the reason is in oclconv_errmsg(ctx).
  *  @return OCLCONV_OK, or
  *    OCLCONV_E_INVALID_ARG  a NULL, size, stride, enum or filter problem;
- *    OCLCONV_E_UNSUPPORTED  the method cannot run on this device or image;
+ *    OCLCONV_E_UNSUPPORTED  the method cannot run on this device or image
+ *                           (any method: more than 2^30 rows, or values
+ *                           a row);
  *    OCLCONV_E_NOMEM        host or device memory could not be had;
  *    OCLCONV_E_BUILD        a kernel failed to compile (log in errmsg);
  *    OCLCONV_E_OPENCL       another OpenCL call failed. */

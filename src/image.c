@@ -3,6 +3,10 @@
 
 #include <stdint.h>
 
+/* The kernels index values along a row, and rows, in int: with room for
+ * the taps' reach and a band of rows past the last. */
+enum { MOST_VALUES = 1 << 30 };
+
 size_t oclconv__type_size(oclconv_type t)
 {
     return t == OCLCONV_U8 ? 1 : t == OCLCONV_U16 ? 2 : 4;
@@ -43,6 +47,11 @@ oclconv_status oclconv__check_image(oclconv_context *ctx, const oclconv_image *i
         return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG,
                              "%s image %dx%d overflows the address space", what, img->width,
                              img->height);
+    if ((size_t)img->width * (size_t)img->channels > MOST_VALUES || img->height > MOST_VALUES)
+        return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                             "%s image %dx%dx%d is beyond what the kernels index: at most %d "
+                             "values a row (width times channels) and as many rows",
+                             what, img->width, img->height, img->channels, MOST_VALUES);
     if (img->stride && img->stride < row)
         return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG,
                              "%s image stride %zu is smaller than a row (%zu bytes)", what,

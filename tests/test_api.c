@@ -162,6 +162,21 @@ static void bad_arguments(oclconv_context *ctx)
     bad.channels = 4;
     bad.type = OCLCONV_F32;
     REFUSED(oclconv_apply(ctx, &bad, &dst, f, NULL), "overflow");
+    /* Rows or columns longer than the kernels' int indices reach: refused
+     * before the data (only this small image's) are touched. */
+    bad.width = (1 << 28) + 1;
+    bad.height = 1;
+    bad.channels = 4;
+    ASSERT_STATUS(ctx, oclconv_apply(ctx, &bad, &dst, f, NULL), OCLCONV_E_UNSUPPORTED);
+    ASSERT_CONTAINS(oclconv_errmsg(ctx), "268435457x1x4 is beyond what the kernels index");
+    ASSERT(memcmp(before, dst.data, sizeof before) == 0);
+    bad.width = 1;
+    bad.height = (1 << 30) + 1;
+    bad.channels = 1;
+    ASSERT_STATUS(ctx, oclconv_apply(ctx, &bad, &dst, f, NULL), OCLCONV_E_UNSUPPORTED);
+    ASSERT_CONTAINS(oclconv_errmsg(ctx), "1x1073741825x1 is beyond what the kernels index");
+    ASSERT(memcmp(before, dst.data, sizeof before) == 0);
+    bad = src;
     bad.width = 8;
     REFUSED(oclconv_apply(ctx, &bad, &dst, f, NULL), "differ");
     bad.channels = 4;
