@@ -81,7 +81,9 @@ typedef enum { OCLCONV_U8, OCLCONV_U16, OCLCONV_F32 } oclconv_type;
  * `channels` (1..4) interleaved values of `type` each.  `stride` is the byte
  * distance between the starts of two rows; 0 means packed
  * (width * channels * sizeof(type)).  Rows need no alignment beyond that of
- * `type`. */
+ * `type`.  On a device that shares the host's memory, a packed image is
+ * filtered where it lies when its data start at a multiple of its pixel's
+ * size (of one value for 3 channels); any other is copied first. */
 typedef struct {
     void *data;
     int width, height, channels;
