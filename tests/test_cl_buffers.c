@@ -26,8 +26,8 @@ static void read_back(cl_command_queue q, cl_mem m, oclconv_image *img, size_t b
 
 static size_t bytes_of(const oclconv_image *img)
 {
-    size_t value = img->type == OCLCONV_U8 ? 1 : img->type == OCLCONV_U16 ? 2 : 4;
-    return (size_t)img->width * (size_t)img->height * (size_t)img->channels * value;
+    return (size_t)img->width * (size_t)img->height * (size_t)img->channels *
+           value_size(img->type);
 }
 
 static void check(const oclconv_image *src, const oclconv_image *got, const oclconv_filter *f,

@@ -411,7 +411,7 @@ static void offset_pixels(oclconv_context *ctx, oclconv_method method, uint64_t 
     } cases[] = {{OCLCONV_F32, 4}, {OCLCONV_F32, 2}, {OCLCONV_U16, 4}};
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         oclconv_image packed = image_random(rng, 37, 23, cases[c].cn, cases[c].type, 0);
-        size_t vs = cases[c].type == OCLCONV_F32 ? 4 : 2;
+        size_t vs = value_size(cases[c].type);
         size_t bytes = (size_t)packed.width * (size_t)packed.height * (size_t)packed.channels * vs;
         unsigned char *in = malloc(bytes + vs), *out = malloc(bytes + vs);
         ASSERT(in && out);

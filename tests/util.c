@@ -21,7 +21,7 @@ double rng_uniform(uint64_t *state, double lo, double hi)
     return lo + (hi - lo) * (rng_next(state) / 4294967296.0);
 }
 
-static size_t value_size(oclconv_type t)
+size_t value_size(oclconv_type t)
 {
     return t == OCLCONV_U8 ? 1 : t == OCLCONV_U16 ? 2 : 4;
 }

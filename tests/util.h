@@ -11,6 +11,9 @@
 uint32_t rng_next(uint64_t *state);
 double rng_uniform(uint64_t *state, double lo, double hi);
 
+/* The bytes of one value of type t. */
+size_t value_size(oclconv_type t);
+
 /* An image with random values over the type's range (F32: -100..300), a row
  * stride of `extra` bytes beyond packed (rounded to the value size), and
  * padding bytes set to a canary.  Free with image_free(). */
