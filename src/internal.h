@@ -259,6 +259,8 @@ typedef union {
 } oclconv__acc;
 oclconv__acc oclconv__to_acc(const oclconv__job *job, double v);
 size_t oclconv__acc_size(const oclconv__job *job);
+/* The bytes of one of the box path's window sums (cl/box.cl's sum_t). */
+size_t oclconv__sum_size(const oclconv__job *job);
 /* Uploads `n` weights in the job's accumulator type, or finds the same
  * values uploaded lately (caller releases). */
 oclconv_status oclconv__upload_weights(oclconv_context *ctx, const oclconv__job *job,

@@ -103,9 +103,7 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
     if (tiles)
         snprintf(options + used, sizeof options - used, " -DLINE=%d -DCH=%d", line, job->tile[1]);
     size_t pitch = oclconv__vec_pitch(job), v = (size_t)job->vec;
-    size_t sum_size = narrow         ? sizeof(cl_ushort)
-                      : job->sum_int ? sizeof(cl_uint)
-                                     : oclconv__acc_size(job);
+    size_t sum_size = narrow ? sizeof(cl_ushort) : oclconv__sum_size(job);
     size_t bands = ((size_t)job->src->height + (size_t)job->band - 1) / (size_t)job->band;
     cl_kernel k[2], check_k = NULL, walk_rows = NULL, walk_cols = NULL;
     oclconv_status s = oclconv__pass_kernels(ctx, "box", options, job->fused, k);

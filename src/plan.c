@@ -327,7 +327,7 @@ static void plan_box_tiles(const oclconv_context *ctx, oclconv__job *job)
 {
     const size_t seg = OCLCONV_BOX_SEGMENT;
     int cn = job->src->channels;
-    size_t px = (size_t)(cn == 3 ? 4 : cn) * (job->sum_int ? sizeof(cl_uint) : sizeof(double));
+    size_t px = (size_t)(cn == 3 ? 4 : cn) * oclconv__sum_size(job);
     size_t fw = (size_t)job->filter->width, best = 0;
     for (size_t line = seg; line <= 4 * seg; line *= 2)
         for (size_t ch = 1; ch <= 8; ch *= 2) {

@@ -39,6 +39,11 @@ size_t oclconv__acc_size(const oclconv__job *job)
     return job->acc_double ? sizeof(double) : sizeof(float);
 }
 
+size_t oclconv__sum_size(const oclconv__job *job)
+{
+    return job->sum_int ? sizeof(cl_uint) : oclconv__acc_size(job);
+}
+
 oclconv_status oclconv__scratch(oclconv_context *ctx, int slot, size_t bytes, cl_mem *out)
 {
     if (bytes > ctx->facts.max_alloc)
