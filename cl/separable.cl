@@ -14,7 +14,8 @@
  *  - separable_tile does both for a tile of TILE_W * VEC values by
  *    TILE_H * PY rows: the work-group's row pass of those rows and RY more
  *    above and below goes to local memory (each row's from its aligned
- *    window, window_taps() in common.cl, where that fits), then each
+ *    window, window_taps() in common.cl, where that fits, or at the row's
+ *    ends from edge_window_taps()), then each
  *    work-item slides down PY rows of it, every value loaded once (GPUs:
  *    one read of the source and one write of the destination).
  * NORMALIZE rescales in each pass: the in-image part of the filter is a
@@ -330,18 +331,25 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
     HOR_DECL;
     int lx = get_local_id(0), ly = get_local_id(1), rowlen = width * CN;
     int v0 = (int)get_global_id(0) * VEC, y0 = (int)get_group_id(1) * TILE_H * PY;
+    /* Every row's loads unconditional (a row outside the image loads row 0
+     * and drops it), so they can all be in flight at once. */
+#define ROW_TRIPS_OF(TAPS)                                                         \
+    _Pragma("unroll") for (int n = 0; n < ROW_TRIPS; n++) {                        \
+        if (SKIP_SPARE_ROWS && n == ROW_TRIPS - 1 && ly + n * TILE_H >= TILE_ROWS) \
+            break;                                                                 \
+        int t = min(ly + n * TILE_H, TILE_ROWS - 1), sy = border_index(y0 - RY + t, height); \
+        __global const src_t *in = src + (size_t)max(sy, 0) * rowlen;            \
+        accv_t h = TAPS;                                                           \
+        if (ly + n * TILE_H < TILE_ROWS)                                           \
+            HOR_SET(t * TILE_W + lx, IS_PIXEL(sy) ? h : (accv_t)outside_row);      \
+    }
     if (window_fits(src, rowlen, v0)) {
-        /* Every row's loads unconditional (a row outside the image loads
-         * row 0 and drops it), so they can all be in flight at once. */
-#pragma unroll
-        for (int n = 0; n < ROW_TRIPS; n++) {
-            if (SKIP_SPARE_ROWS && n == ROW_TRIPS - 1 && ly + n * TILE_H >= TILE_ROWS)
-                break;
-            int t = min(ly + n * TILE_H, TILE_ROWS - 1), sy = border_index(y0 - RY + t, height);
-            accv_t h = window_taps((accv_t)0, src + (size_t)max(sy, 0) * rowlen, v0, row);
-            if (ly + n * TILE_H < TILE_ROWS)
-                HOR_SET(t * TILE_W + lx, IS_PIXEL(sy) ? h : (accv_t)outside_row);
-        }
+        ROW_TRIPS_OF(window_taps((accv_t)0, in, v0, row))
+    } else if (EDGE_WINDOWS) {
+        /* The same for the work-items at the row's ends, whose tiles used
+         * to take a trip's loads at a time and finish last. */
+        if (v0 < rowlen)
+            ROW_TRIPS_OF(edge_window_taps((accv_t)0, in, v0, width, border_value, row))
     } else {
         for (int t = ly; t < TILE_ROWS; t += TILE_H) {
             int sy = border_index(y0 - RY + t, height);
