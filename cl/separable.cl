@@ -359,6 +359,7 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
             HOR_SET(t * TILE_W + lx, h);
         }
     }
+#undef ROW_TRIPS_OF
     barrier(CLK_LOCAL_MEM_FENCE);
     int r0 = ly * PY;
     if (v0 >= rowlen || y0 + r0 >= height)
