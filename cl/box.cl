@@ -22,7 +22,7 @@
  *    stays in the windows that hold it.  Each kernel reads the check and
  *    returns at once when it is not the one to run.
  * Expects -DSUM_INT, -DNARROW_ROWS, -DBAND, -DSEGMENT, -DWALK_BAND,
- * -DWALK_MOST (and -DLINE -DCH for box_tile, -DFUSED for box_fused,
+ * -DWALK_MOST (and -DLINE -DCH -DPACK16 for box_tile, -DFUSED for box_fused,
  * -DWALK_OUTS and -DWALK_COLS -DWALK_ROWS for the GPU walks) besides
  * common.cl's macros.
  */
@@ -264,18 +264,57 @@ __kernel void box_cols(__global const row_t *tmp, __global dst_t *dst, int width
  * work-items of a row scan their runs in different banks. */
 #define SLOT(k) ((k) + (k) / RUN)
 #define LINE_SLOTS (LINE + RUNS)
+/* A pixel's sums in the line: with -DPACK16 (8-bit sources of 2 to 4
+ * channels whose windows hold at most 257 taps, so that every window sum
+ * fits 16 bits) two channels to a uint, channel c in bits 16 (c / 2) up of
+ * word c % 2.  Adding and subtracting the words is arithmetic modulo 2^32
+ * on v0 + 2^16 v1, whose value at a window, the two exact window sums,
+ * fits: half the local memory, its traffic and the additions. */
+#if PACK16
+#if CN == 2
+typedef uint line_px_t;
+#define UNPACK_LINE_PX(s) ((uint2)((s) & 0xffff, (s) >> 16))
+#elif CN == 3
+typedef uint2 line_px_t;
+#define UNPACK_LINE_PX(s) ((uint3)((s).x & 0xffff, (s).y, (s).x >> 16))
+#elif CN == 4
+typedef uint2 line_px_t;
+#define UNPACK_LINE_PX(s) ((uint4)((s).x & 0xffff, (s).y & 0xffff, (s).x >> 16, (s).y >> 16))
+#else
+#error "PACK16 wants 2 to 4 channels"
+#endif
+inline line_px_t packed_pixel(__global const src_t *p)
+{
+#if CN == 3
+    uchar3 b = vload3(0, p);
+    return (uint2)(b.x | (uint)b.z << 16, (uint)b.y);
+#else
+    CAT(uchar, CN) b = *(__global const CAT(uchar, CN) *)p;
+#if CN == 4
+    return (uint2)(b.x | (uint)b.z << 16, b.y | (uint)b.w << 16);
+#else
+    return b.x | (uint)b.y << 16;
+#endif
+#endif
+}
+#define LOAD_LINE_PX(p) packed_pixel(p)
+#else
+typedef px_t line_px_t;
+#define LOAD_LINE_PX(p) LOAD_PIXEL(SUM_NAME, p)
+#define UNPACK_LINE_PX(s) (s)
+#endif
 
 __kernel __attribute__((reqd_work_group_size(SEGMENT, 1, 1)))
 void box_tile(__global const src_t *src, __global dst_t *dst, int width, int height,
               acc_t weight, acc_t border_value, acc_t scale, acc_t delta CHECK_ARG)
 {
     RUN_IF_EXACT(1);
-    __local px_t line[CH * LINE_SLOTS], part[2 * SEGMENT];
+    __local line_px_t line[CH * LINE_SLOTS], part[2 * SEGMENT];
     int i = get_local_id(0), x0 = (int)get_group_id(0) * LINE_OUTS;
     int y0 = (int)get_group_id(1) * BAND;
     int y_end = min(y0 + BAND, height);
     int sx[PPI];
-    px_t v[PPI];
+    line_px_t v[PPI];
     for (int m = 0; m < PPI; m++) {
         sx[m] = border_index(x0 - RX - 1 + i + m * SEGMENT, width);
         v[m] = 0;
@@ -284,11 +323,11 @@ void box_tile(__global const src_t *src, __global dst_t *dst, int width, int hei
         int sy = border_index(y0 + j, height);
         for (int m = 0; m < PPI; m++)
             if (IS_PIXEL(sy) && IS_PIXEL(sx[m]))
-                v[m] += LOAD_PIXEL(SUM_NAME, src + ((size_t)sy * width + sx[m]) * CN);
+                v[m] += LOAD_LINE_PX(src + ((size_t)sy * width + sx[m]) * CN);
     }
     /* This work-item's run: row c of the CH, run r of the row's RUNS. */
     int c = i / RUNS, r = i % RUNS;
-    __local px_t *run = line + c * LINE_SLOTS + r * (RUN + 1);
+    __local line_px_t *run = line + c * LINE_SLOTS + r * (RUN + 1);
     for (int y = y0; y < y_end; y += CH) {
         for (int k = 0; k < CH; k++) {
             int yk = y + k;
@@ -299,16 +338,16 @@ void box_tile(__global const src_t *src, __global dst_t *dst, int width, int hei
                     if (!IS_PIXEL(sx[m]))
                         continue;
                     if (IS_PIXEL(enter))
-                        v[m] += LOAD_PIXEL(SUM_NAME, src + ((size_t)enter * width + sx[m]) * CN);
+                        v[m] += LOAD_LINE_PX(src + ((size_t)enter * width + sx[m]) * CN);
                     if (IS_PIXEL(leave))
-                        v[m] -= LOAD_PIXEL(SUM_NAME, src + ((size_t)leave * width + sx[m]) * CN);
+                        v[m] -= LOAD_LINE_PX(src + ((size_t)leave * width + sx[m]) * CN);
                 }
             }
             for (int m = 0; m < PPI; m++)
                 line[k * LINE_SLOTS + SLOT(i + m * SEGMENT)] = v[m];
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        px_t q = 0;
+        line_px_t q = 0;
         for (int t = 0; t < RUN; t++) {
             q += run[t];
             run[t] = q;
@@ -319,7 +358,7 @@ void box_tile(__global const src_t *src, __global dst_t *dst, int width, int hei
          * halves of part: one barrier a step. */
         int from = 0;
         for (int d = 1; d < RUNS; d *= 2) {
-            px_t a = part[from + i];
+            line_px_t a = part[from + i];
             if (r >= d)
                 a += part[from + i - d];
             part[SEGMENT - from + i] = a;
@@ -330,13 +369,13 @@ void box_tile(__global const src_t *src, __global dst_t *dst, int width, int hei
          * before it. */
 #define PREFIX(row, k)                                                       \
     (line[(row) * LINE_SLOTS + SLOT(k)] +                                     \
-     ((k) >= RUN ? part[from + (row) * RUNS + (k) / RUN - 1] : (px_t)0))
+     ((k) >= RUN ? part[from + (row) * RUNS + (k) / RUN - 1] : (line_px_t)0))
         for (int k = 0; k < CH && y + k < y_end; k++) {
             for (int m = 0; m < PPI; m++) {
                 int j = i + m * SEGMENT, x = x0 + j;
                 if (j >= LINE_OUTS || x >= width)
                     continue;
-                px_t s = PREFIX(k, j + FW) - PREFIX(k, j);
+                px_t s = UNPACK_LINE_PX(PREFIX(k, j + FW) - PREFIX(k, j));
                 __global dst_t *out = dst + ((size_t)(y + k) * width + x) * CN;
 #if CN == 1
                 *out = finish_taps((acc_t)s * weight, x, y + k, width, height, weight,

@@ -141,6 +141,7 @@ typedef struct {
                               work-group) goes down */
     int fused;             /* separable, box: both passes in one kernel (FUSED_*) */
     int sum_int;           /* box: exact integer sums */
+    int pack16;            /* box tiles: two 8-bit channels' sums to a uint */
     int taps_by_value;     /* the kernel takes its taps as arguments, not a buffer */
 } oclconv__job;
 

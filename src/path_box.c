@@ -101,7 +101,8 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
         used += (size_t)snprintf(options + used, sizeof options - used,
                                  " -DWALK_COLS=%d -DWALK_ROWS=%d", walk.cols, walk.rows);
     if (tiles)
-        snprintf(options + used, sizeof options - used, " -DLINE=%d -DCH=%d", line, job->tile[1]);
+        snprintf(options + used, sizeof options - used, " -DLINE=%d -DCH=%d -DPACK16=%d", line,
+                 job->tile[1], job->pack16);
     size_t pitch = oclconv__vec_pitch(job), v = (size_t)job->vec;
     size_t sum_size = narrow ? sizeof(cl_ushort) : oclconv__sum_size(job);
     size_t bands = ((size_t)job->src->height + (size_t)job->band - 1) / (size_t)job->band;

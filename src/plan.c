@@ -316,6 +316,11 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
  * on NVIDIA's OpenCL, 8K and 4K r31: RGBA8 lines of 512 by 4 rows 1.2x
  * those of 1024 by 2; f32 gray 1024 by 4 and u8 gray 1024 by 8 the best
  * of four shapes or within 8 % of it); none: two passes through scratch.
+ * Lines stop at 2 SEGMENT columns where the filter's width takes at most
+ * a thirty-second of them, for twice the work-groups (NVIDIA, 8K and 4K:
+ * u8 gray r3-r7 1.07-1.11x, f32 gray r7 1.03-1.09x, 8-bit RGBA r7 with
+ * two channels to a uint 1.28-1.5x; wider filters lost, u8 gray r15
+ * 0.89-0.99x, r31 0.81-0.87x, f32 gray r15 0.95x at 8K).
  * Bands of 16 rows for filters up to 16 rows tall, else 24: short bands
  * make more work-groups and read the leaving rows back from cache, which
  * outweighs priming each band's column sums with the filter's rows
@@ -327,9 +332,14 @@ static void plan_box_tiles(const oclconv_context *ctx, oclconv__job *job)
 {
     const size_t seg = OCLCONV_BOX_SEGMENT;
     int cn = job->src->channels;
-    size_t px = (size_t)(cn == 3 ? 4 : cn) * oclconv__sum_size(job);
     size_t fw = (size_t)job->filter->width, best = 0;
-    for (size_t line = seg; line <= 4 * seg; line *= 2)
+    /* 8-bit windows of at most 257 taps sum below 2^16: two channels'
+     * sums to a uint (cl/box.cl). */
+    job->pack16 = job->src->type == OCLCONV_U8 && cn > 1 &&
+                  fw * (size_t)job->filter->height * 255 <= 65535;
+    size_t px = (size_t)(cn == 3 ? 4 : cn) * (job->pack16 ? 2 : oclconv__sum_size(job));
+    size_t longest = 32 * (fw - 1) <= 2 * seg ? 2 * seg : 4 * seg;
+    for (size_t line = seg; line <= longest; line *= 2)
         for (size_t ch = 1; ch <= 8; ch *= 2) {
             size_t bytes = (ch * (line + seg / ch) + 2 * seg) * px;
             size_t rank = (ch < 4 ? ch : 4) << 20 | line << 4 | ch;
@@ -339,8 +349,10 @@ static void plan_box_tiles(const oclconv_context *ctx, oclconv__job *job)
             job->tile[0] = (int)line;
             job->tile[1] = (int)ch;
         }
-    if (!best)
+    if (!best) {
+        job->pack16 = 0;
         return;
+    }
     job->fused = OCLCONV_FUSED_TILES;
     job->band = job->filter->height <= 16 ? 16 : 24;
 }
@@ -377,6 +389,7 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
     job->acc_double = decide_double(ctx, job);
     job->fused = OCLCONV_FUSED_NO;
     job->taps_by_value = 0;
+    job->pack16 = 0;
     if (cpu) {
         /* A band's row pass stays in cache and the scratch image goes; its
          * private buffer grows with the column radius, so only up to 32. */

@@ -304,6 +304,40 @@ static void wide_box(oclconv_context *ctx, uint64_t *rng)
     }
 }
 
+/* 8-bit boxes of 2 to 4 channels whose window sums come near 2^16 or
+ * reach it: the GPU tiles keep two channels' sums to a uint up to 257
+ * taps.  Values of 240-255, and all 255 for the windows of 257 taps, whose
+ * sums are then 65535; 19x15 is the first shape past the limit. */
+static void near_white_box(oclconv_context *ctx, uint64_t *rng)
+{
+    static const int radii[][2] = {{8, 7}, {7, 8}, {128, 0}, {0, 128}, {9, 7}};
+    static const oclconv_border borders[] = {OCLCONV_BORDER_CLAMP, OCLCONV_BORDER_CONSTANT,
+                                             OCLCONV_BORDER_NORMALIZE};
+    for (size_t r = 0; r < sizeof radii / sizeof *radii; r++) {
+        oclconv_filter *f;
+        ASSERT_OK(NULL, oclconv_filter_box(radii[r][0], radii[r][1], &f));
+        int taps = (2 * radii[r][0] + 1) * (2 * radii[r][1] + 1);
+        for (int cn = 2; cn <= 4; cn++)
+            for (size_t b = 0; b < sizeof borders / sizeof *borders; b++) {
+                oclconv_options opt;
+                oclconv_options_init(&opt);
+                opt.method = OCLCONV_METHOD_BOX;
+                opt.border = borders[b];
+                opt.border_value = 250;
+                oclconv_image src = image_random(rng, 1100, 40, cn, OCLCONV_U8, 0);
+                unsigned char *p = src.data;
+                for (size_t i = 0; i < src.stride * (size_t)src.height; i++)
+                    p[i] = taps == 257 ? 255 : (unsigned char)(255 - p[i] % 16);
+                char label[160];
+                snprintf(label, sizeof label, "box %dx%d on 1100x40 u8 of 240-255 cn=%d %s",
+                         2 * radii[r][0] + 1, 2 * radii[r][1] + 1, cn, border_name(opt.border));
+                check_one(ctx, &src, OCLCONV_U8, 0, f, &opt, label);
+                image_free(&src);
+            }
+        oclconv_filter_destroy(f);
+    }
+}
+
 /* Images larger than a GPU work-group's share in one direction:
  *  - boxes wider than a line of 1024 columns and taller than a band of 32
  *    rows: lines, bands and the rows scanned at once meet inside the
@@ -550,6 +584,7 @@ int main(void)
         sweep(ctx, methods[m], &rng);
     }
     wide_box(ctx, &rng);
+    near_white_box(ctx, &rng);
     large_images(ctx, &rng);
     big_filter(ctx, &rng);
     bands(ctx, &rng);
@@ -569,6 +604,7 @@ int main(void)
         sweep(ctx, methods[m], &rng);
     }
     wide_box(ctx, &rng);
+    near_white_box(ctx, &rng);
     large_images(ctx, &rng);
     bands(ctx, &rng);
     unsetenv("OCLCONV_TUNE");
