@@ -291,7 +291,7 @@ static void wide_box(oclconv_context *ctx, uint64_t *rng)
             oclconv_type type = b % 2 ? OCLCONV_F32 : OCLCONV_U8;
             oclconv_image src = image_random(rng, 600, 5, cn, type, 0);
             if (radii[r][0] >= 128 && type == OCLCONV_U8)
-                memset(src.data, 255, src.stride * (size_t)src.height);
+                memset(src.data, 255, image_bytes(&src));
             if (type == OCLCONV_F32 && opt.border == OCLCONV_BORDER_CONSTANT)
                 ((float *)src.data)[rng_next(rng) % (600 * (size_t)cn)] = 1e-30f;
             char label[160];
@@ -326,7 +326,7 @@ static void near_white_box(oclconv_context *ctx, uint64_t *rng)
                 opt.border_value = 250;
                 oclconv_image src = image_random(rng, 1100, 40, cn, OCLCONV_U8, 0);
                 unsigned char *p = src.data;
-                for (size_t i = 0; i < src.stride * (size_t)src.height; i++)
+                for (size_t i = 0; i < image_bytes(&src); i++)
                     p[i] = taps == 257 ? 255 : (unsigned char)(255 - p[i] % 16);
                 char label[160];
                 snprintf(label, sizeof label, "box %dx%d on 1100x40 u8 of 240-255 cn=%d %s",
@@ -419,7 +419,7 @@ static void in_place(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
     for (int cn = 1; cn <= 4; cn++) {
         oclconv_image img = image_random(rng, 23, 11, cn, OCLCONV_U8, 5);
         oclconv_image copy = image_like(&img, OCLCONV_U8, 5);
-        memcpy(copy.data, img.data, img.stride * (size_t)img.height);
+        memcpy(copy.data, img.data, image_bytes(&img));
         oclconv_filter *f = filter_for(method, rng, 5, 5);
         oclconv_options opt;
         oclconv_options_init(&opt);

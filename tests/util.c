@@ -42,11 +42,22 @@ static oclconv_image image_alloc(int width, int height, int channels, oclconv_ty
     return img;
 }
 
+static size_t row_bytes(const oclconv_image *img)
+{
+    return img->stride ? img->stride
+                       : (size_t)img->width * (size_t)img->channels * value_size(img->type);
+}
+
+size_t image_bytes(const oclconv_image *img)
+{
+    return row_bytes(img) * (size_t)img->height;
+}
+
 oclconv_image image_random(uint64_t *rng, int width, int height, int channels, oclconv_type type,
                            size_t extra)
 {
     oclconv_image img = image_alloc(width, height, channels, type, extra);
-    size_t row = img.stride ? img.stride : (size_t)width * (size_t)channels * value_size(type);
+    size_t row = row_bytes(&img);
     for (int y = 0; y < height; y++) {
         unsigned char *p = (unsigned char *)img.data + (size_t)y * row;
         for (int k = 0; k < width * channels; k++) {

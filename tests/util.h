@@ -22,6 +22,8 @@ oclconv_image image_random(uint64_t *rng, int width, int height, int channels, o
 /* An image of the same shape as `like` with type `type`, filled with a canary. */
 oclconv_image image_like(const oclconv_image *like, oclconv_type type, size_t extra);
 void image_free(oclconv_image *img);
+/* The bytes an image's rows take, padding included (stride 0: packed). */
+size_t image_bytes(const oclconv_image *img);
 /* Whether the padding bytes after each row still hold the canary. */
 int image_padding_intact(const oclconv_image *img);
 
