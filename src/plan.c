@@ -207,9 +207,12 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
  * rest and for float images under 3x3 taps (the image path's sampler is
  * emulated there and far slower).  On GPUs, measured on NVIDIA's OpenCL
  * (4K and 8K): the separable tiles' cost grows with the taps and the
- * one-pass running sums' does not; the sums win from 15 taps for integer
- * images (RGBA8 r7 1.1-1.3x; u8 gray r7 0.9x at 8K, 1.25x at 4K), and
- * for float ones, whose sums are doubles and need the exactness check,
+ * one-pass running sums' does not.  The sums win for 8-bit images from 11
+ * taps with 3 or 4 channels (RGBA8 r5 1.03-1.25x, r4 0.92x at 4K; RGB8
+ * r5 1.26x), 13 with 2 (r6 1.14-1.23x, r5 0.94x at 8K) and 23 in gray
+ * (r11 1.05-1.11x, r9 0.94x at 8K, r7 0.76-0.78x), for 16-bit ones from
+ * 15 taps (measured before the 8-bit sums took two channels to a word),
+ * and for float ones, whose sums are doubles and need the exactness check,
  * from 81 taps in gray (8K and 4K: the tiles 1.7-2x the sums at r19,
  * 1.5-1.8x at r23, 1.1-1.2x at r31, level at r35, 0.93x at r39, and on an
  * image that fails the check 2.2x or more the walks, at r31 2.2x the
@@ -223,7 +226,11 @@ static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
                                            OCLCONV_METHOD_BUFFER};
     const oclconv_filter *f = job->filter;
     int widest = f->width > f->height ? f->width : f->height;
-    int box_from = job->sum_int ? 15 : job->src->channels == 1 ? 81 : 33;
+    int cn = job->src->channels;
+    int box_from = job->src->type == OCLCONV_U8 ? (cn == 1 ? 23 : cn == 2 ? 13 : 11)
+                   : job->sum_int              ? 15
+                   : cn == 1                   ? 81
+                                               : 33;
     int box_pays = job->cpu_shapes || widest >= box_from;
     /* On CPUs a float image under at most 3x3 taps goes straight to the
      * buffer kernel: nothing to convert, and 1.4-2x the separable and box
