@@ -326,7 +326,7 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
  * Lines stop at 2 SEGMENT columns where the filter's width takes at most
  * a thirty-second of them, for twice the work-groups (NVIDIA, 8K and 4K:
  * u8 gray r3-r7 1.07-1.11x, f32 gray r7 1.03-1.09x, 8-bit RGBA r7 with
- * two channels to a uint 1.28-1.5x; wider filters lost, u8 gray r15
+ * two channels to a uint 1.2-1.7x; wider filters lost, u8 gray r15
  * 0.89-0.99x, r31 0.81-0.87x, f32 gray r15 0.95x at 8K).
  * Bands of 16 rows for filters up to 16 rows tall, else 24: short bands
  * make more work-groups and read the leaving rows back from cache, which
