@@ -80,6 +80,17 @@ static oclconv_filter *filter_for(oclconv_method method, uint64_t *rng, int fw, 
     return f;
 }
 
+/* Options of a forced path, a border and its value. */
+static oclconv_options options_for(oclconv_method method, oclconv_border border, float value)
+{
+    oclconv_options opt;
+    oclconv_options_init(&opt);
+    opt.method = method;
+    opt.border = border;
+    opt.border_value = value;
+    return opt;
+}
+
 /* Filters `src` into `dst` and compares `dst` with the reference's result
  * for `ref_src` (src's values as they were, where dst is src itself);
  * returns the number of mismatching values, reported under `label`. */
@@ -138,11 +149,8 @@ static void sweep(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
             {
                 int shape = (int)(rng_next(rng) % (sizeof shapes / sizeof *shapes));
                 oclconv_filter *f = filter_for(method, rng, shapes[shape][0], shapes[shape][1]);
-                oclconv_options opt;
-                oclconv_options_init(&opt);
-                opt.method = method;
-                opt.border = (oclconv_border)b;
-                opt.border_value = (float)rng_uniform(rng, -20, 300);
+                oclconv_options opt = options_for(method, (oclconv_border)b,
+                                                  (float)rng_uniform(rng, -20, 300));
                 if (rng_next(rng) % 3 == 0) {
                     opt.scale = (float)rng_uniform(rng, 0.5, 2);
                     opt.delta = (float)rng_uniform(rng, -10, 10);
@@ -252,11 +260,7 @@ static void outliers(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
         for (int k = 0; k < 10; k++)
             v[rng_next(rng) % (10 * 61 * (size_t)cn)] = odd[k % (dst == OCLCONV_U8 ? 3 : 5)];
         oclconv_filter *f = filter_for(method, rng, fw, fh);
-        oclconv_options opt;
-        oclconv_options_init(&opt);
-        opt.method = method;
-        opt.border = borders[b];
-        opt.border_value = 2;
+        oclconv_options opt = options_for(method, borders[b], 2);
         char label[160];
         snprintf(label, sizeof label, "outliers %s %dx%d cn=%d %s", oclconv_method_name(method),
                  fw, fh, cn, border_name(opt.border));
@@ -282,11 +286,7 @@ static void wide_box(oclconv_context *ctx, uint64_t *rng)
         oclconv_filter *f;
         ASSERT_OK(NULL, oclconv_filter_box(radii[r][0], radii[r][1], &f));
         for (size_t b = 0; b < sizeof borders / sizeof *borders; b++) {
-            oclconv_options opt;
-            oclconv_options_init(&opt);
-            opt.method = OCLCONV_METHOD_BOX;
-            opt.border = borders[b];
-            opt.border_value = 77;
+            oclconv_options opt = options_for(OCLCONV_METHOD_BOX, borders[b], 77);
             int cn = 1 + (int)(r + b) % 4;
             oclconv_type type = b % 2 ? OCLCONV_F32 : OCLCONV_U8;
             oclconv_image src = image_random(rng, 600, 5, cn, type, 0);
@@ -319,11 +319,7 @@ static void near_white_box(oclconv_context *ctx, uint64_t *rng)
         int taps = (2 * radii[r][0] + 1) * (2 * radii[r][1] + 1);
         for (int cn = 2; cn <= 4; cn++)
             for (size_t b = 0; b < sizeof borders / sizeof *borders; b++) {
-                oclconv_options opt;
-                oclconv_options_init(&opt);
-                opt.method = OCLCONV_METHOD_BOX;
-                opt.border = borders[b];
-                opt.border_value = 250;
+                oclconv_options opt = options_for(OCLCONV_METHOD_BOX, borders[b], 250);
                 oclconv_image src = image_random(rng, 1100, 40, cn, OCLCONV_U8, 0);
                 unsigned char *p = src.data;
                 for (size_t i = 0; i < image_bytes(&src); i++)
@@ -394,11 +390,7 @@ static void large_images(oclconv_context *ctx, uint64_t *rng)
             ASSERT_OK(NULL, oclconv_filter_box(rx, ry, &f));
         else
             ASSERT_OK(NULL, oclconv_filter_gaussian(rx / 2.0, 0, rx, ry, &f));
-        oclconv_options opt;
-        oclconv_options_init(&opt);
-        opt.method = cases[c].method;
-        opt.border = cases[c].border;
-        opt.border_value = 77;
+        oclconv_options opt = options_for(cases[c].method, cases[c].border, 77);
         oclconv_image src = image_random(rng, cases[c].width, cases[c].height, cases[c].cn,
                                          cases[c].type, 0);
         if (opt.method == OCLCONV_METHOD_BOX && src.type == OCLCONV_F32 && src.height >= 128)
@@ -545,11 +537,8 @@ static void bands(oclconv_context *ctx, uint64_t *rng)
             int cn = 1 + (m + b) % 4, tp = (m * 3 + b) % 6, shape = (m + b) % 5;
             int fw = shapes[shape][0], fh = shapes[shape][1];
             oclconv_filter *f = filter_for(methods[m], rng, fw, fh);
-            oclconv_options opt;
-            oclconv_options_init(&opt);
-            opt.method = methods[m];
-            opt.border = (oclconv_border)b;
-            opt.border_value = (float)rng_uniform(rng, -20, 300);
+            oclconv_options opt = options_for(methods[m], (oclconv_border)b,
+                                              (float)rng_uniform(rng, -20, 300));
             oclconv_image src =
                 image_random(rng, 29, 47, cn, type_pairs[tp].src, (size_t)b % 2 * 9);
             char label[200];
