@@ -355,13 +355,13 @@ void box_tile(__global const src_t *src, __global dst_t *dst, int width, int hei
         part[i] = q;
         barrier(CLK_LOCAL_MEM_FENCE);
         /* The totals' inclusive scan along each row, between the two
-         * halves of part: one barrier a step. */
+         * halves of part: one barrier a step, each work-item's own sum
+         * carried in q. */
         int from = 0;
         for (int d = 1; d < RUNS; d *= 2) {
-            line_px_t a = part[from + i];
             if (r >= d)
-                a += part[from + i - d];
-            part[SEGMENT - from + i] = a;
+                q += part[from + i - d];
+            part[SEGMENT - from + i] = q;
             from = SEGMENT - from;
             barrier(CLK_LOCAL_MEM_FENCE);
         }
