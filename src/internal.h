@@ -262,6 +262,9 @@ oclconv__acc oclconv__to_acc(const oclconv__job *job, double v);
 size_t oclconv__acc_size(const oclconv__job *job);
 /* The bytes of one of the box path's window sums (cl/box.cl's sum_t). */
 size_t oclconv__sum_size(const oclconv__job *job);
+/* Whether sums of the job's values over `taps` taps fit 16 bits: 8-bit
+ * values, at most 257 taps. */
+int oclconv__sums_fit16(const oclconv__job *job, size_t taps);
 /* Uploads `n` weights in the job's accumulator type, or finds the same
  * values uploaded lately (caller releases). */
 oclconv_status oclconv__upload_weights(oclconv_context *ctx, const oclconv__job *job,

@@ -81,8 +81,8 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
     oclconv__common_options(ctx, job, options, sizeof options);
     size_t used = strlen(options);
     const oclconv_filter *f = job->filter;
-    /* Row sums of 8-bit values over at most 257 taps fit 16 bits. */
-    int narrow = !job->fused && job->src->type == OCLCONV_U8 && f->width * 255 <= 65535;
+    /* Row sums that fit 16 bits go through scratch as ushort. */
+    int narrow = !job->fused && oclconv__sums_fit16(job, (size_t)f->width);
     int walks = !job->sum_int; /* float sums: checked, and walked where inexact */
     int tiles = job->fused == OCLCONV_FUSED_TILES, line = job->tile[0];
     struct walk_blocks walk = {0, 0, 0};

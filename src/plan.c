@@ -340,10 +340,9 @@ static void plan_box_tiles(const oclconv_context *ctx, oclconv__job *job)
     const size_t seg = OCLCONV_BOX_SEGMENT;
     int cn = job->src->channels;
     size_t fw = (size_t)job->filter->width, best = 0;
-    /* 8-bit windows of at most 257 taps sum below 2^16: two channels'
-     * sums to a uint (cl/box.cl). */
-    job->pack16 = job->src->type == OCLCONV_U8 && cn > 1 &&
-                  fw * (size_t)job->filter->height * 255 <= 65535;
+    /* Window sums that fit 16 bits: two channels' sums to a uint
+     * (cl/box.cl). */
+    job->pack16 = cn > 1 && oclconv__sums_fit16(job, fw * (size_t)job->filter->height);
     size_t px = (size_t)(cn == 3 ? 4 : cn) * (job->pack16 ? 2 : oclconv__sum_size(job));
     size_t longest = 32 * (fw - 1) <= 2 * seg ? 2 * seg : 4 * seg;
     for (size_t line = seg; line <= longest; line *= 2)

@@ -44,6 +44,11 @@ size_t oclconv__sum_size(const oclconv__job *job)
     return job->sum_int ? sizeof(cl_uint) : oclconv__acc_size(job);
 }
 
+int oclconv__sums_fit16(const oclconv__job *job, size_t taps)
+{
+    return job->src->type == OCLCONV_U8 && taps * 255 <= 65535;
+}
+
 oclconv_status oclconv__scratch(oclconv_context *ctx, int slot, size_t bytes, cl_mem *out)
 {
     if (bytes > ctx->facts.max_alloc)
