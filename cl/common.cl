@@ -163,7 +163,14 @@ inline accv_t window_taps(accv_t sum, __global const src_t *row, int v0, WEIGHTS
 /* The index a tap at i (maybe outside 0..n-1) reads, or -1 for no pixel.
  * One reflection or wrap settles every tap of a filter no larger than the
  * image; the modulo, a few dozen instructions on GPUs, is left to the taps
- * it does not. */
+ * it does not.  With -DONE_FOLD the host has found the filter no larger
+ * than the image, and the modulo goes from the code, where its mere
+ * presence slowed the GPU tiles (NVIDIA, 8K and 4K, REFLECT, REFLECT101
+ * and WRAP: f32 gray Gaussian r7 1.2-1.7x without it, r15 1.0-1.3x,
+ * 8-bit RGBA r7 1.01-1.07x, u8 gray box r31 under WRAP 1.15-1.3x; 8-bit
+ * RGBA r1-r3 and box r7 0.94-1.0x).  An index a kernel loads past the
+ * filter's reach (a window rounded up to whole vectors, a line's spare
+ * columns) then reads the last pixel: one that no output takes. */
 inline int border_index(int i, int n)
 {
     if ((uint)i < (uint)n)
@@ -172,26 +179,38 @@ inline int border_index(int i, int n)
     return clamp(i, 0, n - 1);
 #elif BORDER == BORDER_REFLECT
     int once = i < 0 ? -1 - i : 2 * n - 1 - i;
+#if ONE_FOLD
+    return (int)min((uint)once, (uint)n - 1);
+#else
     if ((uint)once < (uint)n)
         return once;
     int m = i % (2 * n);
     m = m < 0 ? m + 2 * n : m;
     return m < n ? m : 2 * n - 1 - m;
+#endif
 #elif BORDER == BORDER_REFLECT101
+    int once = i < 0 ? -i : 2 * n - 2 - i;
+#if ONE_FOLD
+    return (int)min((uint)once, (uint)n - 1);
+#else
     if (n == 1)
         return 0;
-    int once = i < 0 ? -i : 2 * n - 2 - i;
     if ((uint)once < (uint)n)
         return once;
     int m = i % (2 * n - 2);
     m = m < 0 ? m + 2 * n - 2 : m;
     return m < n ? m : 2 * n - 2 - m;
+#endif
 #elif BORDER == BORDER_WRAP
     int once = i < 0 ? i + n : i - n;
+#if ONE_FOLD
+    return (int)min((uint)once, (uint)n - 1);
+#else
     if ((uint)once < (uint)n)
         return once;
     int m = i % n;
     return m < 0 ? m + n : m;
+#endif
 #else
     return -1;
 #endif

@@ -440,15 +440,32 @@ static int sat_convert(const oclconv__job *job)
            job->opt.border != OCLCONV_BORDER_NORMALIZE;
 }
 
+/* Whether one reflection or wrap settles every tap, so that kernels go
+ * without border_index()'s modulo (cl/common.cl): the filter reaches at
+ * most the image's size past its edges, one less for REFLECT101, which
+ * folds about the edge pixel.  Set for those borders only, so that the
+ * others build one program whatever the image's size. */
+static int one_fold(const oclconv__job *job)
+{
+    oclconv_border b = job->opt.border;
+    int edge = b == OCLCONV_BORDER_REFLECT101;
+    return (b == OCLCONV_BORDER_REFLECT || b == OCLCONV_BORDER_REFLECT101 ||
+            b == OCLCONV_BORDER_WRAP) &&
+           job->filter->width / 2 <= job->src->width - edge &&
+           job->filter->height / 2 <= job->src->height - edge;
+}
+
 void oclconv__common_options(oclconv_context *ctx, const oclconv__job *job, char *buf, size_t size)
 {
     size_t weight_bytes = (size_t)job->filter->width * (size_t)job->filter->height *
                           (job->acc_double ? sizeof(double) : sizeof(float));
     snprintf(buf, size,
              "-DSRC_TYPE=%d -DDST_TYPE=%d -DCN=%d -DBORDER=%d -DRX=%d -DRY=%d -DACC_DOUBLE=%d "
-             "-DWEIGHTS_GLOBAL=%d -DVEC=%d -DROW_WINDOW=%d -DSAT_CONVERT=%d -DTAPS_BY_VALUE=%d",
+             "-DWEIGHTS_GLOBAL=%d -DVEC=%d -DROW_WINDOW=%d -DSAT_CONVERT=%d -DTAPS_BY_VALUE=%d "
+             "-DONE_FOLD=%d",
              type_id(job->src->type), type_id(job->dst->type), job->src->channels,
              (int)job->opt.border, job->filter->width / 2, job->filter->height / 2,
              job->acc_double, weight_bytes > ctx->facts.max_constant, job->vec,
-             job->cpu_shapes ? 0 : OCLCONV_ROW_WINDOW, sat_convert(job), job->taps_by_value);
+             job->cpu_shapes ? 0 : OCLCONV_ROW_WINDOW, sat_convert(job), job->taps_by_value,
+             one_fold(job));
 }

@@ -480,6 +480,34 @@ static void huge_filter(oclconv_context *ctx, oclconv_method method, uint64_t *r
     oclconv_filter_destroy(f);
 }
 
+/* Images whose edges the 9x7 filter reaches just past, just to, or just
+ * short of, in one direction or both: where one reflection or wrap stops
+ * settling every tap (REFLECT and WRAP at a radius of the image's size,
+ * REFLECT101 at one less) and the kernels take border_index()'s modulo. */
+static void fold_limits(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
+{
+    const oclconv_border borders[] = {OCLCONV_BORDER_REFLECT, OCLCONV_BORDER_REFLECT101,
+                                      OCLCONV_BORDER_WRAP};
+    oclconv_filter *f = filter_for(method, rng, 9, 7);
+    for (size_t b = 0; b < sizeof borders / sizeof *borders; b++)
+        for (int cn = 1; cn <= 4; cn += 3)
+            for (int d = -1; d <= 1; d++) {
+                const int dims[][2] = {{4 + d, 3 + d}, {4 + d, 40}, {40, 3 + d}};
+                for (int k = 0; k < 3; k++) {
+                    oclconv_options opt = options_for(method, borders[b], 0);
+                    oclconv_type type = cn == 1 ? OCLCONV_F32 : OCLCONV_U8;
+                    oclconv_image src = image_random(rng, dims[k][0], dims[k][1], cn, type, 0);
+                    char label[128];
+                    snprintf(label, sizeof label, "%s 9x7 filter on %dx%d %s cn=%d",
+                             oclconv_method_name(method), src.width, src.height,
+                             border_name(opt.border), cn);
+                    check_one(ctx, &src, type, 0, f, &opt, label);
+                    image_free(&src);
+                }
+            }
+    oclconv_filter_destroy(f);
+}
+
 /* A 101x101 filter: its weights overflow __constant memory on most
  * devices (they go through global memory then) and its halo a local-memory
  * tile; every path either gives the reference's answer or says it cannot. */
@@ -570,6 +598,7 @@ int main(void)
         in_place(ctx, methods[m], &rng);
         offset_pixels(ctx, methods[m], &rng);
         huge_filter(ctx, methods[m], &rng);
+        fold_limits(ctx, methods[m], &rng);
         sweep(ctx, methods[m], &rng);
     }
     wide_box(ctx, &rng);
@@ -590,6 +619,7 @@ int main(void)
         outliers(ctx, methods[m], &rng);
         in_place(ctx, methods[m], &rng);
         offset_pixels(ctx, methods[m], &rng);
+        fold_limits(ctx, methods[m], &rng);
         sweep(ctx, methods[m], &rng);
     }
     wide_box(ctx, &rng);
