@@ -121,12 +121,15 @@ inline dst_t finish_taps(acc_t r, int x, int y, int width, int height, acc_t wei
                          acc_t border_value, acc_t scale, acc_t delta)
 {
 #if BORDER == BORDER_CONSTANT || BORDER == BORDER_NORMALIZE
+    /* Only near the edges: elsewhere the correction adds 0 or scales by 1. */
     int inside = taps_inside(x, RX, width) * taps_inside(y, RY, height);
+    if (inside != FW * FH) {
 #if BORDER == BORDER_CONSTANT
-    r = r + border_value * (acc_t)(FW * FH - inside) * weight;
+        r = r + border_value * (acc_t)(FW * FH - inside) * weight;
 #else
-    r = r * ((acc_t)(FW * FH) / (acc_t)inside);
+        r = r * ((acc_t)(FW * FH) / (acc_t)inside);
 #endif
+    }
 #endif
     return TO_DST(scale * r + delta);
 }

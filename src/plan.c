@@ -433,11 +433,12 @@ static int type_id(oclconv_type t)
 /* Whether kernels may round and saturate to an integer type with the
  * built-in conversion (cl/common.cl): on GPUs, where no sum can be NaN.
  * Weights, scale, delta and the border value are finite, so only a NaN
- * source value or NORMALIZE's rescale (0 * an overflowed ratio) makes one. */
+ * source value or NORMALIZE's rescale (0 * an overflowed ratio) makes one;
+ * a box's rescale, all taps / inside taps, is at most their number. */
 static int sat_convert(const oclconv__job *job)
 {
     return !job->cpu_shapes && job->src->type != OCLCONV_F32 &&
-           job->opt.border != OCLCONV_BORDER_NORMALIZE;
+           (job->opt.border != OCLCONV_BORDER_NORMALIZE || job->method == OCLCONV_METHOD_BOX);
 }
 
 /* Whether one reflection or wrap settles every tap, so that kernels go
