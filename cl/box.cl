@@ -142,12 +142,19 @@ inline void finish_values(sumv_t s, int v0, int y, int width, int height, acc_t 
     int rowlen = width * CN;
     accv_t r = SUM_TO_ACC_V(s) * weight;
 #if BORDER == BORDER_CONSTANT || BORDER == BORDER_NORMALIZE
-    acc_t lanes[VEC];
-    STORE_ACC_V(r, lanes);
-    for (int k = 0; k < VEC && v0 + k < rowlen; k++)
-        out[k] = finish_taps(lanes[k], (v0 + k) / CN, y, width, height, weight, border_value,
-                             scale, delta);
-#else
+    /* A value at a time only where some window passes the image's edge;
+     * elsewhere finish_taps() would change nothing, and the vectors stay
+     * whole (PoCL, 4K: RGBA8 r7 CONSTANT 3.2x, NORMALIZE 2.6-2.7x; u8
+     * gray r31 1.3-2x and 1.5-1.7x; f32 gray r31 1.2x). */
+    if (y < RY || y >= height - RY || v0 < RX * CN || v0 + VEC > rowlen - RX * CN) {
+        acc_t lanes[VEC];
+        STORE_ACC_V(r, lanes);
+        for (int k = 0; k < VEC && v0 + k < rowlen; k++)
+            out[k] = finish_taps(lanes[k], (v0 + k) / CN, y, width, height, weight,
+                                 border_value, scale, delta);
+        return;
+    }
+#endif
     r = scale * r + delta;
     if (v0 + VEC <= rowlen) {
         STORE_V(r, out);
@@ -157,7 +164,6 @@ inline void finish_values(sumv_t s, int v0, int y, int width, int height, acc_t 
         for (int k = 0; v0 + k < rowlen; k++)
             out[k] = TO_DST(lanes[k]);
     }
-#endif
 }
 
 /* box_rows: a work-group of SEGMENT work-items makes the row sums of
