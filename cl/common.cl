@@ -163,14 +163,15 @@ inline accv_t window_taps(accv_t sum, __global const src_t *row, int v0, WEIGHTS
 /* The index a tap at i (maybe outside 0..n-1) reads, or -1 for no pixel.
  * One reflection or wrap settles every tap of a filter no larger than the
  * image; the modulo, a few dozen instructions on GPUs, is left to the taps
- * it does not.  With -DONE_FOLD the host has found the filter no larger
- * than the image, and the modulo goes from the code, where its mere
- * presence slowed the GPU tiles (NVIDIA, 8K and 4K, REFLECT, REFLECT101
- * and WRAP: f32 gray Gaussian r7 1.2-1.7x without it, r15 1.0-1.3x,
- * 8-bit RGBA r7 1.01-1.07x, u8 gray box r31 under WRAP 1.15-1.3x; 8-bit
- * RGBA r1-r3 and box r7 0.94-1.0x).  An index a kernel loads past the
- * filter's reach (a window rounded up to whole vectors, a line's spare
- * columns) then reads the last pixel: one that no output takes. */
+ * it does not.  With -DONE_FOLD the host has found that the filter
+ * reaches no further past the image's edges than one fold, and the modulo
+ * goes from the code, where its mere presence slowed the GPU tiles
+ * (NVIDIA, 8K and 4K, REFLECT, REFLECT101 and WRAP: f32 gray Gaussian r7
+ * 1.2-1.7x without it, r15 1.0-1.3x, 8-bit RGBA r7-r15 1.0-1.65x, most
+ * under REFLECT101, u8 gray box r31 under WRAP 1.15-1.3x; 8-bit RGBA
+ * r1-r3 and box r7 0.94-1.0x).  An index a kernel loads past the filter's
+ * reach (a window rounded up to whole vectors, a line's spare columns)
+ * then reads the last pixel: one that no output takes. */
 inline int border_index(int i, int n)
 {
     if ((uint)i < (uint)n)
