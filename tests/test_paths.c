@@ -187,10 +187,7 @@ static void worked_example(oclconv_context *ctx, oclconv_method method)
     float inf[7], outf[7] = {0};
     for (int i = 0; i < 7; i++)
         inf[i] = in8[i];
-    oclconv_options opt;
-    oclconv_options_init(&opt);
-    opt.border = OCLCONV_BORDER_ZERO;
-    opt.method = method;
+    oclconv_options opt = options_for(method, OCLCONV_BORDER_ZERO, 0);
     oclconv_image s8 = {in8, 7, 1, 1, OCLCONV_U8, 0}, d8 = {out8, 7, 1, 1, OCLCONV_U8, 0};
     oclconv_image sf = {inf, 7, 1, 1, OCLCONV_F32, 0}, df = {outf, 7, 1, 1, OCLCONV_F32, 0};
     ASSERT_OK(ctx, oclconv_apply(ctx, &s8, &d8, f, &opt));
@@ -413,10 +410,7 @@ static void in_place(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
         oclconv_image copy = image_like(&img, OCLCONV_U8, 5);
         memcpy(copy.data, img.data, image_bytes(&img));
         oclconv_filter *f = filter_for(method, rng, 5, 5);
-        oclconv_options opt;
-        oclconv_options_init(&opt);
-        opt.method = method;
-        opt.border = OCLCONV_BORDER_REFLECT101;
+        oclconv_options opt = options_for(method, OCLCONV_BORDER_REFLECT101, 0);
         char label[64];
         snprintf(label, sizeof label, "in place %s cn=%d", oclconv_method_name(method), cn);
         apply_and_compare(ctx, &img, &img, &copy, f, &opt, label);
@@ -466,10 +460,7 @@ static void huge_filter(oclconv_context *ctx, oclconv_method method, uint64_t *r
 {
     oclconv_filter *f = filter_for(method, rng, 9, 9);
     for (int b = OCLCONV_BORDER_CLAMP; b <= OCLCONV_BORDER_NORMALIZE; b++) {
-        oclconv_options opt;
-        oclconv_options_init(&opt);
-        opt.method = method;
-        opt.border = (oclconv_border)b;
+        oclconv_options opt = options_for(method, (oclconv_border)b, 0);
         oclconv_image src = image_random(rng, 2, 3, 1, OCLCONV_F32, 0);
         char label[128];
         snprintf(label, sizeof label, "%s 9x9 filter on 2x3 %s", oclconv_method_name(method),

@@ -42,10 +42,15 @@ static oclconv_image image_alloc(int width, int height, int channels, oclconv_ty
     return img;
 }
 
+/* The bytes of a row's values, without padding. */
+static size_t packed_row(const oclconv_image *img)
+{
+    return (size_t)img->width * (size_t)img->channels * value_size(img->type);
+}
+
 static size_t row_bytes(const oclconv_image *img)
 {
-    return img->stride ? img->stride
-                       : (size_t)img->width * (size_t)img->channels * value_size(img->type);
+    return img->stride ? img->stride : packed_row(img);
 }
 
 size_t image_bytes(const oclconv_image *img)
@@ -85,7 +90,7 @@ void image_free(oclconv_image *img)
 
 int image_padding_intact(const oclconv_image *img)
 {
-    size_t row = (size_t)img->width * (size_t)img->channels * value_size(img->type);
+    size_t row = packed_row(img);
     if (!img->stride)
         return 1;
     for (int y = 0; y < img->height; y++) {
