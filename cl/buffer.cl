@@ -24,7 +24,7 @@ inline dst_t value_2d(__global const src_t *src, int width, int height, int x, i
             }
         }
     }
-    return finish_value(sum, win, wsum, scale, delta);
+    return finish_value(sum, window_2d(win, wsum, x, y, width, height), wsum, scale, delta);
 }
 
 /* GPUs take the taps by value where they fit (see separable_tile). */

@@ -245,11 +245,32 @@ inline accv_t edge_window_taps(accv_t sum, __global const src_t *row, int v0, in
     return sum;
 }
 
-/* NORMALIZE's rescale: the sums of all and of the in-image weights. */
+/* NORMALIZE's rescale, all the weights over those in the image: exactly 1
+ * where every tap lies in the image, where the kernels pass wsum itself
+ * for win (their in-order float sum of the in-image weights can miss the
+ * host's, rounded once, by an ulp), whatever the device's division; 0 where
+ * the in-image weights sum to 0. */
+inline acc_t rescale(acc_t win, acc_t wsum)
+{
+    return win == wsum ? 1 : win != 0 ? wsum / win : 0;
+}
+
+/* Whether the taps centred on i within radius r all lie in 0..n-1. */
+inline bool all_taps_inside(int i, int r, int n)
+{
+    return i >= r && i + r < n;
+}
+
+/* The in-image weights of 2-D output (x, y) as rescale() takes them. */
+inline acc_t window_2d(acc_t win, acc_t wsum, int x, int y, int width, int height)
+{
+    return all_taps_inside(x, RX, width) && all_taps_inside(y, RY, height) ? wsum : win;
+}
+
 inline acc_t normalized(acc_t sum, acc_t win, acc_t wsum)
 {
 #if BORDER == BORDER_NORMALIZE
-    return win != 0 ? sum * (wsum / win) : 0;
+    return sum * rescale(win, wsum);
 #else
     return sum;
 #endif

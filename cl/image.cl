@@ -57,6 +57,7 @@ __kernel void convolve_image(__read_only image2d_t src, __write_only image2d_t d
             }
         }
     }
+    win = window_2d(win, wsum, x, y, width, height);
 #if DST_TYPE == 2
 #define WRITE(xy, v) write_imagef(dst, xy, v)
     float4 out = 0;

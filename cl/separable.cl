@@ -70,6 +70,21 @@ typedef CAT(ACC_NAME, CN) accp_t;
     int sx = border_index(x0 - RX + (t), width);                               \
     accp_t v = IS_PIXEL(sx) ? LOAD_PIXEL(ACC_NAME, in + sx * CN) : (accp_t)border_value
 
+/* NORMALIZE: sum[k], the row pass of pixel x0 + k for k < N, rescaled by
+ * its taps that land in the row. */
+#define INSIDE(t) acc_t v = border_index(x0 - RX + (t), width) >= 0
+#define ROW_RESCALE(N, sum)                                                    \
+    do {                                                                       \
+        acc_t win[N];                                                          \
+        for (int k = 0; k < (N); k++)                                          \
+            win[k] = 0;                                                        \
+        SLIDE(N, FW, row, win, INSIDE);                                        \
+        for (int k = 0; k < (N); k++) {                                        \
+            acc_t in_row = all_taps_inside(x0 + k, RX, width) ? row_sum : win[k]; \
+            sum[k] *= rescale(in_row, row_sum);                                \
+        }                                                                      \
+    } while (0)
+
 /* The row pass of VEC values from v0 of one source row. */
 inline accv_t row_pass(__global const src_t *in, int width, int v0, WEIGHTS row,
                        acc_t border_value, acc_t row_sum)
@@ -82,7 +97,7 @@ inline accv_t row_pass(__global const src_t *in, int width, int v0, WEIGHTS row,
             sum += row[i] * LOAD_V(p + i * CN);
         return sum;
     }
-#if ROW_WINDOW && VEC % CN == 0 && BORDER != BORDER_NORMALIZE
+#if ROW_WINDOW && VEC % CN == 0
     /* GPUs: each pixel of the taps' window loaded once and added to the
      * sums it belongs to, not a load a tap of each value (the edge
      * work-items' tiles finish last: 4K gray f32 r7-r15 1.1-1.2x, REFLECT
@@ -92,6 +107,9 @@ inline accv_t row_pass(__global const src_t *in, int width, int v0, WEIGHTS row,
     for (int k = 0; k < VEC / CN; k++)
         px[k] = 0;
     SLIDE(VEC / CN, FW, row, px, ROW_PIXEL);
+#if BORDER == BORDER_NORMALIZE
+    ROW_RESCALE(VEC / CN, px);
+#endif
     return LOAD_ACC_V((acc_t *)px);
 #else
     acc_t lanes[VEC];
@@ -107,31 +125,33 @@ inline accv_t row_pass(__global const src_t *in, int width, int v0, WEIGHTS row,
                 sum += row[i] * border_value;
             }
         }
-        lanes[k] = normalized(sum, win, row_sum);
+        lanes[k] = normalized(sum, all_taps_inside(x, RX, width) ? row_sum : win, row_sum);
     }
     return LOAD_ACC_V(lanes);
 #endif
 }
 
-/* NORMALIZE: the column taps of output row y that land in the image
- * (0 for the other borders, which do not use it). */
-inline acc_t col_window(int y, int height, WEIGHTS col)
+/* NORMALIZE: the rescale of output row y from its column taps that land
+ * in the image, 1 where they all do (and for the other borders, which do
+ * not use it). */
+inline acc_t col_rescale(int y, int height, WEIGHTS col, acc_t col_sum)
 {
+    if (BORDER != BORDER_NORMALIZE || all_taps_inside(y, RY, height))
+        return 1;
     acc_t win = 0;
-    if (BORDER == BORDER_NORMALIZE)
-        for (int j = 0; j < FH; j++)
-            if (border_index(y + j - RY, height) >= 0)
-                win += col[j];
-    return win;
+    for (int j = 0; j < FH; j++)
+        if (border_index(y + j - RY, height) >= 0)
+            win += col[j];
+    return rescale(win, col_sum);
 }
 
-/* The column pass's end: NORMALIZE, scale, delta, store the VEC values
- * from v0 that lie in the row. */
-inline void store_result(accv_t sum, acc_t win, acc_t col_sum, acc_t scale, acc_t delta,
+/* The column pass's end: NORMALIZE's rescale, scale, delta; stores the
+ * VEC values from v0 that lie in the row. */
+inline void store_result(accv_t sum, acc_t rescaled, acc_t scale, acc_t delta,
                          __global dst_t *out, int lanes_left)
 {
 #if BORDER == BORDER_NORMALIZE
-    sum = win != 0 ? sum * (col_sum / win) : (accv_t)0;
+    sum *= rescaled;
 #endif
     accv_t r = scale * sum + delta;
     if (lanes_left >= VEC) {
@@ -167,23 +187,14 @@ __kernel void separable_rows(__global const src_t *src, __global acc_t *tmp, int
         return;
     __global const src_t *in = src + (size_t)y * width * CN;
     accp_t sum[SLIDE_X];
-    acc_t win[SLIDE_X];
-    for (int k = 0; k < SLIDE_X; k++) {
+    for (int k = 0; k < SLIDE_X; k++)
         sum[k] = 0;
-        win[k] = 0;
-    }
     SLIDE(SLIDE_X, FW, row, sum, ROW_PIXEL);
 #if BORDER == BORDER_NORMALIZE
-#define INSIDE(t) acc_t v = border_index(x0 - RX + (t), width) >= 0
-    SLIDE(SLIDE_X, FW, row, win, INSIDE);
-#undef INSIDE
+    ROW_RESCALE(SLIDE_X, sum);
 #endif
-    for (int k = 0; k < SLIDE_X && x0 + k < width; k++) {
-#if BORDER == BORDER_NORMALIZE
-        sum[k] = win[k] != 0 ? sum[k] * (row_sum / win[k]) : (accp_t)0;
-#endif
+    for (int k = 0; k < SLIDE_X && x0 + k < width; k++)
         STORE_PX_ACC(sum[k], tmp + (size_t)y * pitch + (x0 + k) * CN);
-    }
 #endif
 }
 
@@ -209,7 +220,7 @@ __kernel void separable_cols(__global const acc_t *tmp, __global dst_t *dst, int
 #undef ROW
     for (int k = 0; k < SLIDE_Y && y0 + k < height; k++) {
         int y = y0 + k;
-        store_result(sum[k], col_window(y, height, col), col_sum, scale, delta,
+        store_result(sum[k], col_rescale(y, height, col, col_sum), scale, delta,
                      dst + (size_t)y * rowlen + v0, rowlen - v0);
     }
 }
@@ -274,13 +285,13 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
         /* Output row k takes rows k .. k + 2 RY, oldest first: ring rows
          * k % FH and on. */
         int k = t - 2 * RY, y = y0 + k, first = k % FH;
-        acc_t win = col_window(y, height, col);
+        acc_t rescaled = col_rescale(y, height, col, col_sum);
         accv_t sum[CHUNKS];
         SUM_ACROSS(sum, FH, col, ring[(first + i) * CHUNKS + c]);
 #pragma unroll
         for (int c = 0; c < CHUNKS; c++)
             if (c < chunks)
-                store_result(sum[c], win, col_sum, scale, delta,
+                store_result(sum[c], rescaled, scale, delta,
                              dst + (size_t)y * rowlen + v0 + c * VEC, rowlen - v0 - c * VEC);
     }
 }
@@ -379,7 +390,7 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
     }
     for (int k = 0; k < PY && y0 + r0 + k < height; k++) {
         int y = y0 + r0 + k;
-        store_result(sum[k], col_window(y, height, col), col_sum, scale, delta,
+        store_result(sum[k], col_rescale(y, height, col, col_sum), scale, delta,
                      dst + (size_t)y * rowlen + v0, rowlen - v0);
     }
 }

@@ -41,6 +41,7 @@ convolve_tiled(__global const src_t *src, __global dst_t *dst, int width, int he
                 sum[c] += wt * (acc_t)p[c];
             win += wt;
         }
+    win = window_2d(win, wsum, x, y, width, height);
     __global dst_t *out = dst + ((size_t)y * width + x) * CN;
     for (int c = 0; c < CN; c++)
         out[c] = finish_value(sum[c], win, wsum, scale, delta);

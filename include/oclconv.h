@@ -101,7 +101,9 @@ typedef struct {
  *   WRAP        fgh|abcdefgh|abc
  *   NORMALIZE   out-of-image taps are dropped and the result is rescaled by
  *               (sum of all weights) / (sum of in-image weights); needs a
- *               filter whose weights have a non-zero sum.
+ *               filter whose weights have a non-zero sum.  Where every tap
+ *               lies in the image, the result is the other borders' to the
+ *               bit.
  * A filter larger than the image is legal: reflections repeat, wraps take
  * the modulus. */
 typedef enum {

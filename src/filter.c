@@ -63,12 +63,15 @@ static oclconv_status set_factors(oclconv_filter *f, const float *row, const flo
 static void compute_sums(oclconv_filter *f)
 {
     size_t n = (size_t)f->width * (size_t)f->height;
-    f->sum = f->abs_sum = 0;
+    f->sum = f->abs_sum = f->min_positive = 0;
     f->has_negative = 0;
     for (size_t k = 0; k < n; k++) {
-        f->sum += f->weights[k];
-        f->abs_sum += fabs(f->weights[k]);
-        f->has_negative |= f->weights[k] < 0;
+        double w = f->weights[k];
+        f->sum += w;
+        f->abs_sum += fabs(w);
+        f->has_negative |= w < 0;
+        if (w > 0 && (f->min_positive == 0 || w < f->min_positive))
+            f->min_positive = w;
     }
 }
 

@@ -23,6 +23,14 @@ static double max_input(const oclconv__job *job)
     return m;
 }
 
+/* Whether NORMALIZE's rescale, all the weights over those in the image,
+ * stays well within a float's range (2^128) for weights that are not
+ * negative: it is at most all of them over the smallest positive one. */
+static int float_rescale_finite(const oclconv_filter *f)
+{
+    return f->abs_sum < 0x1p100 * f->min_positive;
+}
+
 /* A sum of n float products is within about n * 2^-24 of the sum of the
  * terms' magnitudes; `roundings` counts every rounding a path makes on the
  * way (products and sums, scratch stores, scale, delta).  Where that bound,
@@ -34,7 +42,8 @@ static int needs_double(const oclconv__job *job, double roundings, double extra)
     const double u = 0x1p-24 * 1.01;
     const oclconv_filter *f = job->filter;
     if (job->opt.border == OCLCONV_BORDER_NORMALIZE) {
-        if (f->has_negative) /* the in-image sum can cancel: no useful float bound */
+        /* The in-image sum can cancel, or the rescale overflow a float. */
+        if (f->has_negative || !float_rescale_finite(f))
             return 1;
         roundings += (double)f->width + f->height + 2;
     }
@@ -393,6 +402,11 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
     if (s != OCLCONV_OK)
         return s;
     job->acc_double = decide_double(ctx, job);
+    if (job->opt.border == OCLCONV_BORDER_NORMALIZE && !job->acc_double &&
+        !float_rescale_finite(job->filter))
+        return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                             "NORMALIZE's rescale of this filter (all its weights over the "
+                             "smallest) passes a float's range, and this device lacks double");
     job->fused = OCLCONV_FUSED_NO;
     job->taps_by_value = 0;
     job->pack16 = 0;
@@ -433,12 +447,18 @@ static int type_id(oclconv_type t)
 /* Whether kernels may round and saturate to an integer type with the
  * built-in conversion (cl/common.cl): on GPUs, where no sum can be NaN.
  * Weights, scale, delta and the border value are finite, so only a NaN
- * source value or NORMALIZE's rescale (0 * an overflowed ratio) makes one;
- * a box's rescale, all taps / inside taps, is at most their number. */
+ * source value or NORMALIZE's rescale (0 * an overflowed ratio) makes one
+ * (NVIDIA, 8K and 4K, 8-bit NORMALIZE Gaussians in tiles with it: RGBA8 r3
+ * 1.07-1.11x, r7 1.02-1.07x, u8 gray r3-r7 1.0-1.08x). */
 static int sat_convert(const oclconv__job *job)
 {
+    const oclconv_filter *f = job->filter;
+    /* A box's rescale is at most its number of taps, one in double is
+     * finite; floats hold one where needs_double() let them. */
+    int finite = job->method == OCLCONV_METHOD_BOX || job->acc_double ||
+                 (!f->has_negative && float_rescale_finite(f));
     return !job->cpu_shapes && job->src->type != OCLCONV_F32 &&
-           (job->opt.border != OCLCONV_BORDER_NORMALIZE || job->method == OCLCONV_METHOD_BOX);
+           (job->opt.border != OCLCONV_BORDER_NORMALIZE || finite);
 }
 
 /* Whether one reflection or wrap settles every tap, so that kernels go

@@ -499,6 +499,98 @@ static void fold_limits(oclconv_context *ctx, oclconv_method method, uint64_t *r
     oclconv_filter_destroy(f);
 }
 
+/* A sum of floats as the kernels add weights: in float, in order. */
+static float float_sum(const float *w, int n)
+{
+    float s = 0;
+    for (int i = 0; i < n; i++)
+        s += w[i];
+    return s;
+}
+
+/* NORMALIZE rescales by all the weights over those in the image: by 1
+ * where every tap lies in the image, so there its results are CLAMP's to
+ * the bit, even where the kernels' float sum of the weights, taken in
+ * order, is not their exact sum rounded once (the filter is drawn until it
+ * is so, for the row, the column and the 2-D weights). */
+static void normalize_inside(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
+{
+    enum { FW = 7, FH = 5, W = 70, H = 37 };
+    oclconv_filter *f = NULL;
+    if (method == OCLCONV_METHOD_BOX)
+        ASSERT_OK(NULL, oclconv_filter_box(FW / 2, FH / 2, &f));
+    for (int tries = 0; !f; tries++) {
+        float row[FW], col[FH], w[FW * FH];
+        double rs = 0, cs = 0, ws = 0;
+        for (int i = 0; i < FW; i++)
+            rs += row[i] = (float)rng_uniform(rng, 0.05, 1);
+        for (int j = 0; j < FH; j++)
+            cs += col[j] = (float)rng_uniform(rng, 0.05, 1);
+        for (int j = 0; j < FH; j++)
+            for (int i = 0; i < FW; i++) {
+                ws += (double)col[j] * row[i];
+                w[j * FW + i] = (float)((double)col[j] * row[i]);
+            }
+        if (float_sum(row, FW) != (float)rs && float_sum(col, FH) != (float)cs &&
+            float_sum(w, FW * FH) != (float)ws)
+            ASSERT_OK(NULL, oclconv_filter_separable(FW, row, FH, col, &f));
+        if (tries == 1000) {
+            fprintf(stderr, "no filter whose float sums are inexact in 1000 draws\n");
+            exit(TEST_HARD_ERROR);
+        }
+    }
+    for (int cn = 1; cn <= 4; cn += 3) {
+        oclconv_image src = image_random(rng, W, H, cn, OCLCONV_F32, 0), dst[2];
+        const oclconv_border borders[2] = {OCLCONV_BORDER_CLAMP, OCLCONV_BORDER_NORMALIZE};
+        for (int b = 0; b < 2; b++) {
+            dst[b] = image_like(&src, OCLCONV_F32, 0);
+            oclconv_options opt = options_for(method, borders[b], 0);
+            ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst[b], f, &opt));
+        }
+        long bad = 0;
+        for (int y = FH / 2; y < H - FH / 2; y++) {
+            size_t at = ((size_t)y * W + FW / 2) * (size_t)cn, n = (size_t)(W - FW + 1) * cn;
+            const float *a = (const float *)dst[0].data + at, *b = (const float *)dst[1].data + at;
+            for (size_t k = 0; k < n; k++)
+                bad += memcmp(a + k, b + k, sizeof *a) != 0;
+        }
+        if (bad)
+            TEST_FAIL_("%s cn=%d: NORMALIZE differs from CLAMP inside the image in %ld values",
+                       oclconv_method_name(method), cn, bad);
+        image_free(&dst[0]);
+        image_free(&dst[1]);
+        image_free(&src);
+    }
+    oclconv_filter_destroy(f);
+}
+
+/* NORMALIZE with a subnormal centre tap on an image one pixel wide: the
+ * rescale, all the taps over the centre's, passes a float's range (2e39),
+ * and the result must still be twice the pixel, saturated. */
+static void normalize_tiny_centre(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
+{
+    const float row[3] = {1, 1e-39f, 1};
+    oclconv_filter *f;
+    ASSERT_OK(NULL, oclconv_filter_create(3, 1, row, &f));
+    oclconv_options opt = options_for(method, OCLCONV_BORDER_NORMALIZE, 0);
+    oclconv_image src = image_random(rng, 1, 9, 1, OCLCONV_U8, 0);
+    char label[96];
+    snprintf(label, sizeof label, "%s NORMALIZE with a subnormal centre tap on 1x9",
+             oclconv_method_name(method));
+    cl_device_fp_config fp64 = 0;
+    clGetDeviceInfo(oclconv_cl_device(ctx), CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL);
+    if (fp64) {
+        check_one(ctx, &src, OCLCONV_U8, 0, f, &opt, label);
+    } else { /* floats cannot hold the rescale: a clear refusal */
+        oclconv_image dst = image_like(&src, OCLCONV_U8, 0);
+        ASSERT_STATUS(ctx, oclconv_apply(ctx, &src, &dst, f, &opt), OCLCONV_E_UNSUPPORTED);
+        ASSERT_CONTAINS(oclconv_errmsg(ctx), "float's range");
+        image_free(&dst);
+    }
+    image_free(&src);
+    oclconv_filter_destroy(f);
+}
+
 /* A 101x101 filter: its weights overflow __constant memory on most
  * devices (they go through global memory then) and its halo a local-memory
  * tile; every path either gives the reference's answer or says it cannot. */
@@ -590,6 +682,9 @@ int main(void)
         offset_pixels(ctx, methods[m], &rng);
         huge_filter(ctx, methods[m], &rng);
         fold_limits(ctx, methods[m], &rng);
+        normalize_inside(ctx, methods[m], &rng);
+        if (methods[m] != OCLCONV_METHOD_BOX)
+            normalize_tiny_centre(ctx, methods[m], &rng);
         sweep(ctx, methods[m], &rng);
     }
     wide_box(ctx, &rng);
@@ -611,6 +706,9 @@ int main(void)
         in_place(ctx, methods[m], &rng);
         offset_pixels(ctx, methods[m], &rng);
         fold_limits(ctx, methods[m], &rng);
+        normalize_inside(ctx, methods[m], &rng);
+        if (methods[m] != OCLCONV_METHOD_BOX)
+            normalize_tiny_centre(ctx, methods[m], &rng);
         sweep(ctx, methods[m], &rng);
     }
     wide_box(ctx, &rng);
