@@ -63,15 +63,15 @@ static oclconv_status set_factors(oclconv_filter *f, const float *row, const flo
 static void compute_sums(oclconv_filter *f)
 {
     size_t n = (size_t)f->width * (size_t)f->height;
-    f->sum = f->abs_sum = f->min_positive = 0;
+    f->sum = f->abs_sum = f->min_magnitude = 0;
     f->has_negative = 0;
     for (size_t k = 0; k < n; k++) {
-        double w = f->weights[k];
+        double w = f->weights[k], m = fabs(w);
         f->sum += w;
-        f->abs_sum += fabs(w);
+        f->abs_sum += m;
         f->has_negative |= w < 0;
-        if (w > 0 && (f->min_positive == 0 || w < f->min_positive))
-            f->min_positive = w;
+        if (m > 0 && (f->min_magnitude == 0 || m < f->min_magnitude))
+            f->min_magnitude = m;
     }
 }
 

@@ -25,7 +25,7 @@ struct oclconv_filter {
     double separable_error;  /* sum of |w[j][i] - col[j] * row[i]|, 0 when exact */
     double sum;              /* sum of the weights */
     double abs_sum;          /* sum of their magnitudes */
-    double min_positive;     /* the smallest positive weight, 0 if none */
+    double min_magnitude;    /* the smallest non-zero |weight|, 0 if none */
     int has_negative;
 };
 

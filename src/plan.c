@@ -24,11 +24,11 @@ static double max_input(const oclconv__job *job)
 }
 
 /* Whether NORMALIZE's rescale, all the weights over those in the image,
- * stays well within a float's range (2^128) for weights that are not
- * negative: it is at most all of them over the smallest positive one. */
+ * stays well within a float's range (2^128) for weights of one sign: it is
+ * at most all of them over the smallest in magnitude. */
 static int float_rescale_finite(const oclconv_filter *f)
 {
-    return f->abs_sum < 0x1p100 * f->min_positive;
+    return f->abs_sum < 0x1p100 * f->min_magnitude;
 }
 
 /* A sum of n float products is within about n * 2^-24 of the sum of the
@@ -453,8 +453,9 @@ static int type_id(oclconv_type t)
 static int sat_convert(const oclconv__job *job)
 {
     const oclconv_filter *f = job->filter;
-    /* A box's rescale is at most its number of taps, one in double is
-     * finite; floats hold one where needs_double() let them. */
+    /* A box's rescale is at most its number of taps, any in double is
+     * finite, and in float one of weights that cannot cancel, where
+     * float_rescale_finite() says so. */
     int finite = job->method == OCLCONV_METHOD_BOX || job->acc_double ||
                  (!f->has_negative && float_rescale_finite(f));
     return !job->cpu_shapes && job->src->type != OCLCONV_F32 &&
