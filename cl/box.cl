@@ -142,11 +142,13 @@ inline void finish_values(sumv_t s, int v0, int y, int width, int height, acc_t 
     int rowlen = width * CN;
     accv_t r = SUM_TO_ACC_V(s) * weight;
 #if BORDER == BORDER_CONSTANT || BORDER == BORDER_NORMALIZE
-    /* A value at a time only where some window passes the image's edge;
-     * elsewhere finish_taps() would change nothing, and the vectors stay
-     * whole (PoCL, 4K: RGBA8 r7 CONSTANT 3.2x, NORMALIZE 2.6-2.7x; u8
-     * gray r31 1.3-2x and 1.5-1.7x; f32 gray r31 1.2x). */
-    if (y < RY || y >= height - RY || v0 < RX * CN || v0 + VEC > rowlen - RX * CN) {
+    /* A value at a time only where some window passes the image's edge
+     * (the windows of the vector's first and last values, RX * CN values
+     * each side); elsewhere finish_taps() would change nothing, and the
+     * vectors stay whole (PoCL, 4K: RGBA8 r7 CONSTANT 3.2x, NORMALIZE
+     * 2.6-2.7x; u8 gray r31 1.3-2x and 1.5-1.7x; f32 gray r31 1.2x). */
+    if (!all_taps_inside(y, RY, height) || !all_taps_inside(v0, RX * CN, rowlen) ||
+        !all_taps_inside(v0 + VEC - 1, RX * CN, rowlen)) {
         acc_t lanes[VEC];
         STORE_ACC_V(r, lanes);
         for (int k = 0; k < VEC && v0 + k < rowlen; k++)
