@@ -31,22 +31,68 @@ static int float_rescale_finite(const oclconv_filter *f)
     return f->abs_sum < 0x1p100 * f->min_magnitude;
 }
 
-/* A sum of n float products is within about n * 2^-24 of the sum of the
- * terms' magnitudes; `roundings` counts every rounding a path makes on the
- * way (products and sums, scratch stores, scale, delta).  Where that bound,
- * plus `extra` (a known error of the weights), could move an integer result
- * by 1e-3, the tests' window around rounding ties, or a float result by 1e-5
- * of its terms, the path accumulates in double instead. */
+/* The roundings of one pass of float multiply-adds over taps w, in units of
+ * u X sum|w|, X bounding the values.  The kernels take a pass's taps in
+ * order (a 2-D filter's row by row), so the addition of tap k rounds by at
+ * most u |s_k| <= u X P_k, P_k = |w_0| + ... + |w_k| (adding a zero is
+ * exact), and the products by u X P_n in all: 1 + the sum of P_k / P_n over
+ * the taps not zero, and never more than the n of a cruder count.  A
+ * Gaussian's partial sums average half the whole, so it counts about half
+ * its taps.  That bounds the error of a result whose tolerance is
+ * absolute, an integer one; a float result's is 1e-5 of its own terms,
+ * which a window's first values may hold all of, so there the count is n.
+ * NORMALIZE scales the sum by the whole sum over the in-image taps' float
+ * sum, whose additions, the host's rounding of the whole, the division, the
+ * product and the weights' rounding to floats add R + 4 to the sum's R: of
+ * the in-image ranges of a pass's taps (each holds the centre tap), the one
+ * with the largest R.  For a 2-D filter that is a rectangle, not a range of
+ * its order, so it takes the crude count. */
+static double pass_roundings(const oclconv__job *job, const float *wf, const double *wd, int n)
+{
+    int normalize = job->opt.border == OCLCONV_BORDER_NORMALIZE;
+    double crude = normalize ? 2.0 * n + 4 : n, *q = NULL;
+    if (job->dst->type != OCLCONV_F32 && n <= 1024 && !(normalize && wd))
+        q = malloc(3 * ((size_t)n + 1) * sizeof *q);
+    if (!q)
+        return crude;
+    /* Prefix sums to tap k - 1: q of |w|, p of q at the taps not zero, z
+     * their count; taps a .. b - 1 then count 1 + (p[b] - p[a] - (z[b] -
+     * z[a]) q[a]) / (q[b] - q[a]). */
+    double *p = q + n + 1, *z = p + n + 1;
+    q[0] = p[0] = z[0] = 0;
+    for (int k = 1; k <= n; k++) {
+        double w = wf ? wf[k - 1] : wd[k - 1];
+        q[k] = q[k - 1] + fabs(w);
+        p[k] = p[k - 1] + (w != 0 ? q[k] : 0);
+        z[k] = z[k - 1] + (w != 0);
+    }
+    int centre = n / 2;
+    double most = 0;
+    for (int a = 0; a <= (normalize ? centre : 0); a++)
+        for (int b = normalize ? centre + 1 : n; b <= n; b++)
+            if (q[b] > q[a]) {
+                double r = 1 + (p[b] - p[a] - (z[b] - z[a]) * q[a]) / (q[b] - q[a]);
+                most = fmax(most, normalize ? 2 * r + 4 : r);
+            }
+    free(q);
+    return fmin(most, crude);
+}
+
+/* Whether a path's float sums could miss the contract: `roundings` counts
+ * every rounding it makes on the way, in units of u X sum|w| as above
+ * (passes, scratch stores, scale, delta), `extra` a known error of the
+ * weights.  Where that bound could move an integer result by 1e-3, the
+ * tests' window around rounding ties, or a float result by 1e-5 of its
+ * terms, the path accumulates in double instead. */
 static int needs_double(const oclconv__job *job, double roundings, double extra)
 {
     const double u = 0x1p-24 * 1.01;
     const oclconv_filter *f = job->filter;
-    if (job->opt.border == OCLCONV_BORDER_NORMALIZE) {
-        /* The in-image sum can cancel, or the rescale overflow a float. */
-        if (f->has_negative || !float_rescale_finite(f))
-            return 1;
-        roundings += (double)f->width + f->height + 2;
-    }
+    /* NORMALIZE: the in-image sum can cancel, or the rescale overflow a
+     * float. */
+    if (job->opt.border == OCLCONV_BORDER_NORMALIZE &&
+        (f->has_negative || !float_rescale_finite(f)))
+        return 1;
     if (job->dst->type == OCLCONV_F32)
         return roundings * u + extra / (f->abs_sum ? f->abs_sum : 1) > 1e-5;
     double scale = fabs(job->opt.scale);
@@ -69,17 +115,29 @@ static int decide_double(const oclconv_context *ctx, const oclconv__job *job)
     const oclconv_filter *f = job->filter;
     if (!ctx->facts.fp64)
         return 0;
-    /* A dot product of n terms rounds n times; scale and delta once each. */
+    /* Scale and delta round once each. */
     double tail = (job->opt.scale != 1) + (job->opt.delta != 0);
     switch (job->method) {
     case OCLCONV_METHOD_SEPARABLE:
-        return needs_double(job, f->width + f->height + tail, f->separable_error);
+        return needs_double(job,
+                            pass_roundings(job, f->row, NULL, f->width) +
+                                pass_roundings(job, f->col, NULL, f->height) + tail,
+                            f->separable_error);
     case OCLCONV_METHOD_BOX:
         /* Float sources sum in double regardless; integer sums are exact,
-         * then converted and weighted. */
-        return !job->sum_int || needs_double(job, 5 + tail, 0);
+         * then converted and weighted, and NORMALIZE's count of in-image
+         * taps rescales them. */
+        return !job->sum_int ||
+               needs_double(job,
+                            5 + tail + (job->opt.border == OCLCONV_BORDER_NORMALIZE
+                                            ? f->width + f->height + 2
+                                            : 0),
+                            0);
     default:
-        return needs_double(job, (double)f->width * f->height + !weights_are_floats(f) + tail, 0);
+        return needs_double(job,
+                            pass_roundings(job, NULL, f->weights, f->width * f->height) +
+                                !weights_are_floats(f) + tail,
+                            0);
     }
 }
 

@@ -367,10 +367,14 @@ static void large_images(oclconv_context *ctx, uint64_t *rng)
         {OCLCONV_METHOD_SEPARABLE, 521, 23, 4, 4, 1, OCLCONV_U16, OCLCONV_BORDER_REFLECT},
         {OCLCONV_METHOD_SEPARABLE, 21, 3000, 1, 9, 9, OCLCONV_F32, OCLCONV_BORDER_CONSTANT},
         {OCLCONV_METHOD_SEPARABLE, 45, 2100, 2, 4, 4, OCLCONV_U16, OCLCONV_BORDER_NORMALIZE},
-        /* Tiles 8 and 4 work-items wide, the last summing in double. */
+        /* Tiles 8 and 4 work-items wide, the last summing in double; 8-bit
+         * Gaussians sum in float up to r30 (src/plan.c), RGBA8 in tiles of
+         * two pixels a work-item. */
         {OCLCONV_METHOD_SEPARABLE, 70, 900, 1, 13, 13, OCLCONV_F32, OCLCONV_BORDER_REFLECT},
         {OCLCONV_METHOD_SEPARABLE, 70, 900, 4, 13, 13, OCLCONV_U8, OCLCONV_BORDER_WRAP},
-        {OCLCONV_METHOD_SEPARABLE, 50, 700, 1, 30, 30, OCLCONV_U8, OCLCONV_BORDER_ZERO},
+        {OCLCONV_METHOD_SEPARABLE, 50, 700, 1, 31, 31, OCLCONV_U8, OCLCONV_BORDER_ZERO},
+        {OCLCONV_METHOD_SEPARABLE, 90, 500, 4, 24, 24, OCLCONV_U8, OCLCONV_BORDER_REFLECT101},
+        {OCLCONV_METHOD_SEPARABLE, 60, 600, 1, 30, 30, OCLCONV_U8, OCLCONV_BORDER_CONSTANT},
         /* Two passes through scratch, for row windows wider than a tile's
          * (GPUs) or columns taller than a band's ring (CPUs); every pixel
          * width, rows of a column pass past the last. */

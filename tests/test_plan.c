@@ -1,0 +1,158 @@
+/*
+ * The planner's choice of precision, on a made-up device with double (no
+ * OpenCL involved): float sums where the contract's bound on their
+ * rounding allows, double sums where it does not.  Each decision is
+ * checked against the bound computed here a second way, tap by tap, from
+ * the partial sums of the weights' magnitudes (see pass_roundings() in
+ * src/plan.c).
+ */
+#include "../src/internal.h"
+#include "test.h"
+#include "util.h"
+
+#include <math.h>
+
+static oclconv_context fake_device(void)
+{
+    oclconv_context ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.facts.type = CL_DEVICE_TYPE_CPU;
+    ctx.facts.fp64 = 1;
+    ctx.facts.max_work_group = 1024;
+    ctx.facts.max_work_item[0] = ctx.facts.max_work_item[1] = ctx.facts.max_work_item[2] = 1024;
+    ctx.facts.local_mem = 65536;
+    ctx.facts.max_constant = 65536;
+    ctx.facts.max_param = 4352;
+    return ctx;
+}
+
+/* Whether the planner sums this job in double. */
+static int plans_double(oclconv_context *ctx, const oclconv_filter *f, oclconv_type src_type,
+                        oclconv_type dst_type, oclconv_method method, oclconv_border border)
+{
+    static unsigned char pixels[64 * 64 * 4 * 4];
+    oclconv_image src = {pixels, 64, 64, 1, src_type, 0};
+    oclconv_image dst = {pixels, 64, 64, 1, dst_type, 0};
+    oclconv__job job;
+    memset(&job, 0, sizeof job);
+    job.src = &src;
+    job.dst = &dst;
+    job.filter = f;
+    oclconv_options_init(&job.opt);
+    job.opt.method = method;
+    job.opt.border = border;
+    oclconv_status s = oclconv__plan(ctx, &job);
+    if (s != OCLCONV_OK)
+        TEST_FAIL_("plan: %s: %s", oclconv_strerror(s), oclconv_errmsg(ctx));
+    return job.acc_double;
+}
+
+/* The roundings of an in-order float sum over taps a .. b - 1 of w, in
+ * units of u X (their magnitudes' sum): the products' once, and each
+ * addition of a tap not zero by its partial sum. */
+static double range_roundings(const float *w, int a, int b)
+{
+    double partial = 0, counted = 0;
+    for (int k = a; k < b; k++) {
+        partial += fabs(w[k]);
+        if (w[k] != 0)
+            counted += partial;
+    }
+    return partial > 0 ? fmin(1 + counted / partial, b - a) : 0;
+}
+
+/* A pass's roundings as the planner should count them for an 8-bit
+ * result: the whole range, or under NORMALIZE the worst in-image range
+ * (it holds the centre tap) with its rescale's. */
+static double pass_bound(const float *w, int n, int normalize)
+{
+    if (!normalize)
+        return range_roundings(w, 0, n);
+    double most = 0;
+    for (int a = 0; a <= n / 2; a++)
+        for (int b = n / 2 + 1; b <= n; b++)
+            most = fmax(most, 2 * range_roundings(w, a, b) + 4);
+    return fmin(most, 2.0 * n + 4);
+}
+
+/* u8 to u8: the largest 8-bit value, no scale or delta. */
+static int separable_wants_double(const oclconv_filter *f, int normalize)
+{
+    double roundings = pass_bound(f->row, f->width, normalize) + pass_bound(f->col, f->height, normalize);
+    double bound = (roundings * 0x1p-24 * 1.01 * f->abs_sum + f->separable_error) * 255;
+    return !(bound < 1e-3);
+}
+
+static void separable_gaussians(oclconv_context *ctx)
+{
+    int floats = 0, doubles = 0;
+    for (int normalize = 0; normalize <= 1; normalize++)
+        for (int r = 1; r <= 40; r++) {
+            oclconv_filter *f;
+            ASSERT_OK(NULL, oclconv_filter_gaussian(r / 3.0, 0, r, r, &f));
+            oclconv_border border = normalize ? OCLCONV_BORDER_NORMALIZE : OCLCONV_BORDER_CLAMP;
+            int got = plans_double(ctx, f, OCLCONV_U8, OCLCONV_U8, OCLCONV_METHOD_SEPARABLE, border);
+            if (got != separable_wants_double(f, normalize))
+                TEST_FAIL_("u8 Gaussian r%d %s: planned %s", r, normalize ? "NORMALIZE" : "CLAMP",
+                           got ? "double" : "float");
+            floats += !got;
+            doubles += got;
+            oclconv_filter_destroy(f);
+        }
+    /* A Gaussian's pass counts about r + 2 roundings, half its taps, so 8-bit
+     * results stay within 1e-3 (about 65 roundings of 255 in units of
+     * 2^-24) in float through r30, and under NORMALIZE, 2 (r + 2) + 4 a
+     * pass, through r12; a count of every tap sent them to double from r16
+     * and r8. */
+    ASSERT_EQ(floats, 30 + 12);
+    ASSERT_EQ(doubles, 10 + 28);
+    oclconv_filter *f;
+    ASSERT_OK(NULL, oclconv_filter_gaussian(16 / 3.0, 0, 16, 16, &f));
+    ASSERT(!plans_double(ctx, f, OCLCONV_U8, OCLCONV_U8, OCLCONV_METHOD_SEPARABLE,
+                         OCLCONV_BORDER_REFLECT101));
+    /* 16-bit values are 257 times as large: double from the smallest. */
+    ASSERT(plans_double(ctx, f, OCLCONV_U16, OCLCONV_U16, OCLCONV_METHOD_SEPARABLE,
+                        OCLCONV_BORDER_CLAMP));
+    oclconv_filter_destroy(f);
+}
+
+/* A 2-D filter (rank above one) of positive weights: an 8-bit result
+ * counts the partial sums in row order, a float one every tap, and under
+ * NORMALIZE, whose in-image taps are a rectangle, every tap twice. */
+static void two_d(oclconv_context *ctx, uint64_t *rng)
+{
+    for (int r = 1; r <= 7; r++) {
+        int n = (2 * r + 1) * (2 * r + 1);
+        float w[225];
+        double sum = 0;
+        for (int k = 0; k < n; k++)
+            sum += w[k] = (float)rng_uniform(rng, 0.1, 1.0);
+        for (int k = 0; k < n; k++)
+            w[k] = (float)(w[k] / sum);
+        oclconv_filter *f;
+        ASSERT_OK(NULL, oclconv_filter_create(2 * r + 1, 2 * r + 1, w, &f));
+        double u = 0x1p-24 * 1.01, tail = 0; /* the weights' rounding to floats */
+        for (size_t k = 0; k < (size_t)n; k++)
+            tail = (float)f->weights[k] == f->weights[k] ? tail : 1;
+        int u8 = plans_double(ctx, f, OCLCONV_U8, OCLCONV_U8, OCLCONV_METHOD_BUFFER,
+                              OCLCONV_BORDER_CLAMP);
+        int f32 = plans_double(ctx, f, OCLCONV_F32, OCLCONV_F32, OCLCONV_METHOD_BUFFER,
+                               OCLCONV_BORDER_CLAMP);
+        int norm = plans_double(ctx, f, OCLCONV_U8, OCLCONV_U8, OCLCONV_METHOD_BUFFER,
+                                OCLCONV_BORDER_NORMALIZE);
+        ASSERT_EQ(u8, !((range_roundings(w, 0, n) + tail) * u * f->abs_sum * 255 < 1e-3));
+        ASSERT_EQ(f32, (n + tail) * u > 1e-5);
+        ASSERT_EQ(norm, !((2.0 * n + 4 + tail) * u * f->abs_sum * 255 < 1e-3));
+        oclconv_filter_destroy(f);
+    }
+}
+
+int main(void)
+{
+    oclconv_context ctx = fake_device();
+    uint64_t rng = 0x9e3779b97f4a7c15ull;
+    separable_gaussians(&ctx);
+    two_d(&ctx, &rng);
+    free(ctx.errmsg);
+    return test_exit();
+}
