@@ -13,6 +13,33 @@ static double sum_of(const float *taps, int n)
     return s;
 }
 
+/* NORMALIZE: a pass's rescales at the positions whose taps pass the
+ * image's edge, all its n taps' sum over the in-image ones', in double and
+ * rounded once (cl/separable.cl's edge_rescale()): where the extent has
+ * more than 2 r positions, the r at its start, then the r at its end from
+ * the last; else every position.  0 where the in-image taps sum to 0.  The
+ * table goes into *mem, NULL for none (other borders, one tap). */
+static oclconv_status edge_rescales(oclconv_context *ctx, const oclconv__job *job,
+                                    const float *taps, int n, int extent, cl_mem *mem)
+{
+    int r = n / 2;
+    size_t count = extent > 2 * r ? 2 * (size_t)r : (size_t)extent;
+    if (job->opt.border != OCLCONV_BORDER_NORMALIZE || r == 0)
+        return OCLCONV_OK;
+    double *table = malloc(count * sizeof *table), all = sum_of(taps, n);
+    if (!table)
+        return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for NORMALIZE's rescales");
+    for (size_t e = 0; e < count; e++) {
+        int i = extent > 2 * r && e >= (size_t)r ? extent - 1 - ((int)e - r) : (int)e;
+        int first = i < r ? r - i : 0, end = i + r >= extent ? r + extent - i : n;
+        double in = sum_of(taps + first, end - first);
+        table[e] = in != 0 ? all / in : 0;
+    }
+    oclconv_status s = oclconv__upload_weights(ctx, job, table, count, mem);
+    free(table);
+    return s;
+}
+
 /* CPU bands: vectors a work-item makes side by side, as many as keep its
  * ring of 2 FH row-pass rows within 16 KB (L1), at most 16. */
 static int fused_chunks(const oclconv__job *job)
@@ -53,18 +80,21 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
         taps[i] = f->row[i];
     for (size_t j = 0; j < fh; j++)
         taps[fw + j] = f->col[j];
-    cl_mem tmp = NULL, row_w = NULL, col_w = NULL;
+    cl_mem tmp = NULL, row_w = NULL, col_w = NULL, row_edges = NULL, col_edges = NULL;
+    cl_int width = job->src->width, height = job->src->height, pitch_arg = (cl_int)pitch;
     if (!job->fused)
         s = oclconv__scratch(ctx, 2, pitch * (size_t)job->src->height * a, &tmp);
+    if (s == OCLCONV_OK)
+        s = edge_rescales(ctx, job, f->row, f->width, width, &row_edges);
+    if (s == OCLCONV_OK)
+        s = edge_rescales(ctx, job, f->col, f->height, height, &col_edges);
 
-    double row_sum = sum_of(f->row, f->width), col_sum = sum_of(f->col, f->height);
     double bv = job->opt.border == OCLCONV_BORDER_CONSTANT ? job->opt.border_value : 0;
-    cl_int width = job->src->width, height = job->src->height, pitch_arg = (cl_int)pitch;
-    oclconv__acc bv_acc = oclconv__to_acc(job, bv), row_sum_acc = oclconv__to_acc(job, row_sum);
-    oclconv__acc outside_row = oclconv__to_acc(job, bv * row_sum);
+    oclconv__acc bv_acc = oclconv__to_acc(job, bv);
+    oclconv__acc outside_row = oclconv__to_acc(job, bv * sum_of(f->row, f->width));
     oclconv__acc scale = oclconv__to_acc(job, job->opt.scale);
     oclconv__acc delta = oclconv__to_acc(job, job->opt.delta);
-    oclconv__acc col_sum_acc = oclconv__to_acc(job, col_sum);
+    size_t m = sizeof(cl_mem);
     size_t groups_x = pitch / (size_t)job->vec;
     if (job->fused) {
         if (s == OCLCONV_OK)
@@ -75,8 +105,8 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
         if (s == OCLCONV_OK)
             s = oclconv__taps_arg(ctx, job, fused, 5, taps + fw, fh, &col_w);
         if (s == OCLCONV_OK)
-            s = oclconv__args(ctx, fused, 6, 6, a, &bv_acc, a, &row_sum_acc, a, &outside_row, a,
-                              &scale, a, &delta, a, &col_sum_acc);
+            s = oclconv__args(ctx, fused, 6, 6, a, &bv_acc, m, &row_edges, a, &outside_row, a,
+                              &scale, a, &delta, m, &col_edges);
         /* Bands: a work-item makes fused_chunks() vectors side by side down
          * `band` rows, a long walk, one a group so they spread over every
          * core.  Tiles: a work-item goes down `band` rows; the global size
@@ -97,14 +127,14 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
                               sizeof width, &width, sizeof height, &height, sizeof pitch_arg,
                               &pitch_arg);
         if (s == OCLCONV_OK)
-            s = oclconv__args(ctx, rows, 6, 2, a, &bv_acc, a, &row_sum_acc);
+            s = oclconv__args(ctx, rows, 6, 2, a, &bv_acc, m, &row_edges);
         if (s == OCLCONV_OK)
             s = oclconv__args(ctx, cols, 0, 5, sizeof tmp, &tmp, sizeof io->out, &io->out,
                               sizeof width, &width, sizeof height, &height, sizeof pitch_arg,
                               &pitch_arg);
         if (s == OCLCONV_OK)
-            s = oclconv__args(ctx, cols, 6, 4, a, &outside_row, a, &scale, a, &delta, a,
-                              &col_sum_acc);
+            s = oclconv__args(ctx, cols, 6, 4, a, &outside_row, a, &scale, a, &delta, m,
+                              &col_edges);
         if (s == OCLCONV_OK)
             s = oclconv__run_2d(ctx, job, rows,
                                 slide_x ? ((size_t)width + slide_x - 1) / slide_x : groups_x,
@@ -114,9 +144,9 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
                                 ((size_t)height + OCLCONV_SLIDE_Y - 1) / OCLCONV_SLIDE_Y);
     }
     free(taps);
-    if (row_w)
-        clReleaseMemObject(row_w);
-    if (col_w)
-        clReleaseMemObject(col_w);
+    cl_mem held[] = {row_w, col_w, row_edges, col_edges};
+    for (size_t i = 0; i < sizeof held / sizeof *held; i++)
+        if (held[i])
+            clReleaseMemObject(held[i]);
     return s;
 }

@@ -41,16 +41,17 @@ static int float_rescale_finite(const oclconv_filter *f)
  * its taps.  That bounds the error of a result whose tolerance is
  * absolute, an integer one; a float result's is 1e-5 of its own terms,
  * which a window's first values may hold all of, so there the count is n.
- * NORMALIZE scales the sum by the whole sum over the in-image taps' float
- * sum, whose additions, the host's rounding of the whole, the division, the
- * product and the weights' rounding to floats add R + 4 to the sum's R: of
- * the in-image ranges of a pass's taps (each holds the centre tap), the one
- * with the largest R.  For a 2-D filter that is a rectangle, not a range of
- * its order, so it takes the crude count. */
+ * NORMALIZE scales a separable pass's sum by the host's rescale (all the
+ * taps' sum over the in-image ones', rounded once): with the product and
+ * the weights' rounding to floats, 4 more than the sum's R, for the
+ * in-image range of the pass's taps (each holds the centre tap) whose R is
+ * the largest; 1 where every tap is inside.  A 2-D kernel sums its
+ * in-image weights itself, over a rectangle, not a range of its order:
+ * the crude count, twice n and 4. */
 static double pass_roundings(const oclconv__job *job, const float *wf, const double *wd, int n)
 {
     int normalize = job->opt.border == OCLCONV_BORDER_NORMALIZE;
-    double crude = normalize ? 2.0 * n + 4 : n, *q = NULL;
+    double crude = !normalize ? n : wd ? 2.0 * n + 4 : n + 4.0, *q = NULL;
     if (job->dst->type != OCLCONV_F32 && n <= 1024 && !(normalize && wd))
         q = malloc(3 * ((size_t)n + 1) * sizeof *q);
     if (!q)
@@ -72,7 +73,7 @@ static double pass_roundings(const oclconv__job *job, const float *wf, const dou
         for (int b = normalize ? centre + 1 : n; b <= n; b++)
             if (q[b] > q[a]) {
                 double r = 1 + (p[b] - p[a] - (z[b] - z[a]) * q[a]) / (q[b] - q[a]);
-                most = fmax(most, normalize ? 2 * r + 4 : r);
+                most = fmax(most, normalize && b - a < n ? r + 4 : r);
             }
     free(q);
     return fmin(most, crude);

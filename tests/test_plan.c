@@ -63,16 +63,17 @@ static double range_roundings(const float *w, int a, int b)
 
 /* A pass's roundings as the planner should count them for an 8-bit
  * result: the whole range, or under NORMALIZE the worst in-image range
- * (it holds the centre tap) with its rescale's. */
+ * (it holds the centre tap) with its rescale's, where taps lie outside. */
 static double pass_bound(const float *w, int n, int normalize)
 {
     if (!normalize)
         return range_roundings(w, 0, n);
-    double most = 0;
+    double most = range_roundings(w, 0, n);
     for (int a = 0; a <= n / 2; a++)
         for (int b = n / 2 + 1; b <= n; b++)
-            most = fmax(most, 2 * range_roundings(w, a, b) + 4);
-    return fmin(most, 2.0 * n + 4);
+            if (b - a < n)
+                most = fmax(most, range_roundings(w, a, b) + 4);
+    return fmin(most, n + 4.0);
 }
 
 /* u8 to u8: the largest 8-bit value, no scale or delta. */
@@ -101,11 +102,11 @@ static void separable_gaussians(oclconv_context *ctx)
         }
     /* A Gaussian's pass counts about r + 2 roundings, half its taps, so 8-bit
      * results stay within 1e-3 (about 65 roundings of 255 in units of
-     * 2^-24) in float through r30, and under NORMALIZE, 2 (r + 2) + 4 a
-     * pass, through r12; a count of every tap sent them to double from r16
-     * and r8. */
-    ASSERT_EQ(floats, 30 + 12);
-    ASSERT_EQ(doubles, 10 + 28);
+     * 2^-24) in float through r30, and under NORMALIZE, r + 6 a pass with
+     * the host's rescale, through r26; a count of every tap, and a rescale
+     * summed in the kernel, sent them to double from r16 and r8. */
+    ASSERT_EQ(floats, 30 + 26);
+    ASSERT_EQ(doubles, 10 + 14);
     oclconv_filter *f;
     ASSERT_OK(NULL, oclconv_filter_gaussian(16 / 3.0, 0, 16, 16, &f));
     ASSERT(!plans_double(ctx, f, OCLCONV_U8, OCLCONV_U8, OCLCONV_METHOD_SEPARABLE,
