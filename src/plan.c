@@ -340,10 +340,11 @@ static int taps_fit(const oclconv_context *ctx, const oclconv__job *job, size_t 
  * (tiles then measured 0.67-1.08x: f32 gray r42-r58 and u8 gray r47-r63,
  * 4K and 8K; the 8-bit RGBA tiles of two pixels a work-item keep winning
  * to 0.36, in float r20-r23 of 40-46 extra rows over 128 1.02-1.25x the
- * two passes, and lose past it, r24-r30 0.86-1.0x), or where the row pass's window of taps takes more room than
- * OCLCONV_ROW_WINDOW floats: RGBA8 in float from r32, in double from r16
- * (tiles 0.61-0.88x at r16-r30), gray from r127; or where the taps do not
- * fit the kernel's arguments. */
+ * two passes, and lose past it, r24-r30 0.86-1.0x), or where the row
+ * pass's window of taps takes more room than OCLCONV_ROW_WINDOW floats:
+ * RGBA8 in float from r32, in double from r16 (tiles 0.61-0.88x at
+ * r16-r30), gray from r127; or where the taps do not fit the kernel's
+ * arguments. */
 static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
 {
     /* 8-bit RGBA summed in float: two pixels a work-item (1.07-1.12x at
