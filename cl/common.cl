@@ -229,8 +229,9 @@ inline int border_index(int i, int n)
  * 8K and 4K: f32 gray r1 1.04x and 1.11x, r3 1.04x and 1.08x, r7 0.98x
  * and 1.08x, 1001x601 r7 1.5x; u8 gray r1 1.07x and 1.12x, r3 1.02x,
  * 1001x601 1.3x); with 8-bit RGBA windows or wider ones the kernels lost
- * 0.6-0.97x, f32 r15 0.74-0.87x.  Not NORMALIZE, whose taps outside the
- * row change its weights. */
+ * 0.6-0.97x, f32 r15 0.74-0.87x.  Not NORMALIZE: its edge work-items
+ * take row_pass() and multiply by their rescales (separable_tile), which
+ * through this route measured 0.86-0.98x (u8 gray r3-r7, 8K). */
 #define EDGE_WINDOWS (WINDOWS && CN == 1 && WIN_LEN <= 20 && BORDER != BORDER_NORMALIZE)
 inline accv_t edge_window_taps(accv_t sum, __global const src_t *row, int v0, int width,
                                acc_t border_value, WEIGHTS w)
