@@ -4,8 +4,13 @@
  * Expects -DSRC_TYPE -DDST_TYPE (0 u8, 1 u16, 2 f32), -DCN (1..4),
  * -DBORDER (the oclconv_border value), -DRX -DRY, -DACC_DOUBLE,
  * -DWEIGHTS_GLOBAL, -DVEC (1, 2, 4, 8 or 16), -DROW_WINDOW and -DSAT_CONVERT;
- * -DTAPS_BY_VALUE where the kernel takes its weights as arguments.
+ * -DTAPS_BY_VALUE where the kernel takes its weights as arguments;
+ * -DEQUAL_ROW and -DEQUAL_COL where a pass's taps are all equal.
  */
+#ifndef EQUAL_ROW
+#define EQUAL_ROW 0
+#define EQUAL_COL 0
+#endif
 #if ACC_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #define ACC_NAME double
@@ -133,9 +138,62 @@ inline bool window_fits(__global const src_t *src, int rowlen, int v0)
            ((size_t)(src + v0 - WIN_PAD) & (4 * sizeof(src_t) - 1)) == 0;
 }
 
+/* Filters whose taps along a pass are all equal (boxes) add values, not
+ * products (-DEQUAL_ROW, -DEQUAL_COL; separable tiles only), N sums side by
+ * side: sum[k] = v(k) + ... + v(k + TAPS - 1) for k < N <= TAPS.  The
+ * values every sum takes are added once, in up to four chains that need
+ * not wait on each other, then each sum's own few before and after them:
+ * about TAPS + 2 N additions for N sums, not N TAPS multiply-adds.  Every
+ * partial sum holds only the sum's own terms, so its rounding stays within
+ * what any order of them gives (src/plan.c counts n a pass). */
+#define EQUAL_CHAINS(N, TAPS) ((TAPS) - (N) + 1 < 4 ? (TAPS) - (N) + 1 : 4)
+#define EQUAL_SUMS(N, TAPS, T, sum, LOAD)                                          \
+    do {                                                                           \
+        T mid_[4], head_, tail_;                                                   \
+        _Pragma("unroll") for (int t = (N) - 1; t < (TAPS); t++) {                 \
+            LOAD(t);                                                               \
+            int j_ = t - (N) + 1;                                                  \
+            mid_[j_ % 4] = j_ < 4 ? v : mid_[j_ % 4] + v;                          \
+        }                                                                          \
+        int chains_ = EQUAL_CHAINS(N, TAPS);                                       \
+        T mid = chains_ == 1   ? mid_[0]                                           \
+                : chains_ == 2 ? mid_[0] + mid_[1]                                 \
+                : chains_ == 3 ? (mid_[0] + mid_[1]) + mid_[2]                     \
+                               : (mid_[0] + mid_[1]) + (mid_[2] + mid_[3]);        \
+        sum[(N) - 1] = mid;                                                        \
+        _Pragma("unroll") for (int k = (N) - 2; k >= 0; k--) {                     \
+            LOAD(k);                                                               \
+            head_ = k == (N) - 2 ? v : v + head_;                                  \
+            sum[k] = head_ + mid;                                                  \
+        }                                                                          \
+        _Pragma("unroll") for (int k = 1; k < (N); k++) {                          \
+            LOAD((TAPS) + k - 1);                                                  \
+            tail_ = k == 1 ? v : tail_ + v;                                        \
+            sum[k] += tail_;                                                       \
+        }                                                                          \
+    } while (0)
+
+#if EQUAL_ROW
+/* The VEC lanes from a window as EQUAL_SUMS makes them, a channel at a
+ * time (VEC % CN == 0), times the taps' weight. */
+#define LANE_VALUE(q) acc_t v = win_[c + CN * (q)]
+#define WINDOW_TAPS(sum, win, w)                                               \
+    do {                                                                       \
+        const acc_t *win_ = (win) + WIN_PAD - RX * CN;                         \
+        acc_t lanes_[VEC];                                                     \
+        _Pragma("unroll") for (int c = 0; c < CN; c++) {                       \
+            acc_t s_[VEC / CN];                                                \
+            EQUAL_SUMS(VEC / CN, FW, acc_t, s_, LANE_VALUE);                   \
+            _Pragma("unroll") for (int p = 0; p < VEC / CN; p++)               \
+                lanes_[c + CN * p] = s_[p];                                    \
+        }                                                                      \
+        sum += LOAD_ACC_V(lanes_) * (w)[0];                                    \
+    } while (0)
+#else
 #define WINDOW_TAPS(sum, win, w)                                               \
     _Pragma("unroll") for (int i = 0; i < (WINDOWS ? FW : 0); i++) sum +=          \
         (w)[i] * LOAD_ACC_V((win) + WIN_PAD - RX * CN + i * CN)
+#endif
 
 inline accv_t window_taps(accv_t sum, __global const src_t *row, int v0, WEIGHTS w)
 {

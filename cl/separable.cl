@@ -17,7 +17,9 @@
  *    window, window_taps() in common.cl, where that fits, or at the row's
  *    ends from edge_window_taps()), then each
  *    work-item slides down PY rows of it, every value loaded once (GPUs:
- *    one read of the source and one write of the destination).
+ *    one read of the source and one write of the destination); a pass
+ *    whose taps are all equal adds its values, then weighs the sums
+ *    (EQUAL_SUMS in common.cl).
  * NORMALIZE rescales in each pass, the in-image part of the filter being a
  * rectangle: the host gives each pass the rescale of every position whose
  * taps pass the image's edge.  All three add in the same order and give
@@ -95,7 +97,8 @@ inline accv_t row_pass(__global const src_t *in, int width, int v0, WEIGHTS row,
                        acc_t border_value)
 {
     int rowlen = width * CN;
-    if (v0 >= RX * CN && v0 + VEC + RX * CN <= rowlen) {
+    /* (Equal taps take the route below, in window_taps()' order.) */
+    if (!EQUAL_ROW && v0 >= RX * CN && v0 + VEC + RX * CN <= rowlen) {
         accv_t sum = 0;
         __global const src_t *p = in + v0 - RX * CN;
         for (int i = 0; i < FW; i++)
@@ -111,8 +114,15 @@ inline accv_t row_pass(__global const src_t *in, int width, int v0, WEIGHTS row,
     accp_t px[VEC / CN];
     for (int k = 0; k < VEC / CN; k++)
         px[k] = 0;
+#if EQUAL_ROW
+    /* In window_taps()' order, so that a value is the same whichever way
+     * a tile's work-item makes it. */
+    EQUAL_SUMS(VEC / CN, FW, accp_t, px, ROW_PIXEL);
+    return LOAD_ACC_V((acc_t *)px) * row[0];
+#else
     SLIDE(VEC / CN, FW, row, px, ROW_PIXEL);
     return LOAD_ACC_V((acc_t *)px);
+#endif
 #else
     acc_t lanes[VEC];
     for (int k = 0; k < VEC; k++) {
@@ -389,6 +399,13 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
     /* Output row r0 + k takes tile rows r0 + k .. r0 + k + 2 RY: each tile
      * row is loaded once and added to the outputs it belongs to. */
     accv_t sum[PY];
+#if EQUAL_COL
+#define TILE_ROW(t) accv_t v = HOR_GET((r0 + (t)) * TILE_W + lx)
+    EQUAL_SUMS(PY, FH, accv_t, sum, TILE_ROW);
+#undef TILE_ROW
+    for (int k = 0; k < PY; k++)
+        sum[k] *= col[0];
+#else
     for (int k = 0; k < PY; k++)
         sum[k] = 0;
 #pragma unroll
@@ -399,6 +416,7 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
             if (t - k >= 0 && t - k < FH)
                 sum[k] += col[t - k] * h;
     }
+#endif
     for (int k = 0; k < PY && y0 + r0 + k < height; k++) {
         int y = y0 + r0 + k;
         store_result(sum[k], col_rescale(y, height, col_edges), scale, delta,

@@ -144,6 +144,8 @@ typedef struct {
     int sum_int;           /* box: exact integer sums */
     int pack16;            /* box tiles: two 8-bit channels' sums to a uint */
     int taps_by_value;     /* the kernel takes its taps as arguments, not a buffer */
+    int equal_row, equal_col; /* separable tiles: a pass whose taps are all equal
+                                 adds values, then weighs the sums */
 } oclconv__job;
 
 /* How a two-pass path runs: through a scratch image, or fused down bands

@@ -31,6 +31,16 @@ static int float_rescale_finite(const oclconv_filter *f)
     return f->abs_sum < 0x1p100 * f->min_magnitude;
 }
 
+/* Whether a pass's taps are all the same (a box's): the GPU tiles then add
+ * the values in their own order (cl/common.cl's EQUAL_SUMS). */
+static int taps_equal(const float *w, int n)
+{
+    for (int k = 1; k < n; k++)
+        if (w[k] != w[0])
+            return 0;
+    return 1;
+}
+
 /* The roundings of one pass of float multiply-adds over taps w, in units of
  * u X sum|w|, X bounding the values.  The kernels take a pass's taps in
  * order (a 2-D filter's row by row), so the addition of tap k rounds by at
@@ -47,12 +57,15 @@ static int float_rescale_finite(const oclconv_filter *f)
  * in-image range of the pass's taps (each holds the centre tap) whose R is
  * the largest; 1 where every tap is inside.  A 2-D kernel sums its
  * in-image weights itself, over a rectangle, not a range of its order:
- * the crude count, twice n and 4. */
+ * the crude count, twice n and 4.  So does a pass whose taps are all
+ * equal, which the GPU tiles add in another order: n, what any order
+ * gives (n - 1 additions and the product, each of the pass's own terms). */
 static double pass_roundings(const oclconv__job *job, const float *wf, const double *wd, int n)
 {
     int normalize = job->opt.border == OCLCONV_BORDER_NORMALIZE;
     double crude = !normalize ? n : wd ? 2.0 * n + 4 : n + 4.0, *q = NULL;
-    if (job->dst->type != OCLCONV_F32 && n <= 1024 && !(normalize && wd))
+    if (job->dst->type != OCLCONV_F32 && n <= 1024 && !(normalize && wd) &&
+        !(wf && taps_equal(wf, n)))
         q = malloc(3 * ((size_t)n + 1) * sizeof *q);
     if (!q)
         return crude;
@@ -277,8 +290,10 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
  * (4K and 8K): the separable tiles' cost grows with the taps and the
  * one-pass running sums' does not.  The sums win for 8-bit images from 11
  * taps with 3 or 4 channels (RGBA8 r5 1.03-1.25x, r4 0.92x at 4K; RGB8
- * r5 1.26x), 13 with 2 (r6 1.14-1.23x, r5 0.94x at 8K) and 23 in gray
- * (r11 1.05-1.11x, r9 0.94x at 8K, r7 0.76-0.78x), for 16-bit ones from
+ * r5 1.26x), 13 with 2 (r6 1.14-1.23x, r5 0.94x at 8K) and 29 in gray
+ * (r14 1.08x at 4K, 0.96-0.98x at 8K; the tiles, which add a box's
+ * values rather than multiply its taps, run r11 1.15-1.3x, r12
+ * 1.07-1.24x and r13 1.03-1.06x the sums), for 16-bit ones from
  * 15 taps (measured before the 8-bit sums took two channels to a word),
  * and for float ones, whose sums are doubles and need the exactness check,
  * from 81 taps in gray (8K and 4K: the tiles 1.7-2x the sums at r19,
@@ -295,7 +310,7 @@ static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
     const oclconv_filter *f = job->filter;
     int widest = f->width > f->height ? f->width : f->height;
     int cn = job->src->channels;
-    int box_from = job->src->type == OCLCONV_U8 ? (cn == 1 ? 23 : cn == 2 ? 13 : 11)
+    int box_from = job->src->type == OCLCONV_U8 ? (cn == 1 ? 29 : cn == 2 ? 13 : 11)
                    : job->sum_int              ? 15
                    : cn == 1                   ? 81
                                                : 33;
@@ -344,21 +359,31 @@ static int taps_fit(const oclconv_context *ctx, const oclconv__job *job, size_t 
  * pass's window of taps takes more room than OCLCONV_ROW_WINDOW floats:
  * RGBA8 in float from r32, in double from r16 (tiles 0.61-0.88x at
  * r16-r30), gray from r127; or where the taps do not fit the kernel's
- * arguments. */
+ * arguments.
+ * A pass whose taps are all equal (a box's) adds the values, then weighs
+ * the sums (cl/common.cl's EQUAL_SUMS), where a work-item makes no more
+ * sums than the pass has taps: columns always, rows of integer sources
+ * and rows of float ones whose window holds at most 20 values (NVIDIA, 8K
+ * and 4K, against the multiply-adds: u8 gray box r7 1.1-1.25x, r12
+ * 1.3-1.44x, RGBA8 r4 1.04-1.1x, f32 gray r7 1.1-1.2x; f32 gray rows from
+ * r15 lost, r15 0.87-0.9x and r23 0.83x, where the columns alone gained
+ * 1.04-1.18x). */
 static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
 {
+    const oclconv_filter *f = job->filter;
+    int cn = job->src->channels;
     /* 8-bit RGBA summed in float: two pixels a work-item (1.07-1.12x at
      * r3-r15; f32 gray lost 0.4-0.7x, and double sums 0.3x). */
-    int vec = job->src->channels == 4 && job->src->type == OCLCONV_U8 && !job->acc_double
+    int vec = cn == 4 && job->src->type == OCLCONV_U8 && !job->acc_double
                   ? 8
                   : job->vec;
-    size_t halo = 2 * (size_t)(job->filter->height / 2);
+    size_t halo = 2 * (size_t)(f->height / 2);
     /* The row pass's window, as cl/common.cl's WIN_LEN counts it, in the
      * room of at most OCLCONV_ROW_WINDOW floats. */
-    size_t taps = (size_t)(job->filter->width / 2) * (size_t)job->src->channels;
+    size_t taps = (size_t)(f->width / 2) * (size_t)cn;
     size_t window = 2 * ((taps + 3) / 4 * 4) + (size_t)vec;
     /* The tile kernel takes its row and column taps by value. */
-    size_t both = (size_t)job->filter->width + (size_t)job->filter->height;
+    size_t both = (size_t)f->width + (size_t)f->height;
     double fewest = INFINITY;
     if (OCLCONV_TILE_ITEMS > ctx->facts.max_work_group || !taps_fit(ctx, job, both) ||
         window * oclconv__acc_size(job) > OCLCONV_ROW_WINDOW * sizeof(cl_float))
@@ -379,6 +404,9 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
                 job->taps_by_value = 1;
                 job->vec = vec;
                 job->band = (int)band;
+                job->equal_row = taps_equal(f->row, f->width) && vec % cn == 0 &&
+                                 f->width >= vec / cn && (job->sum_int || window <= 20);
+                job->equal_col = taps_equal(f->col, f->height) && f->height >= (int)band;
                 job->local[0] = (int)w;
                 job->local[1] = (int)h;
             }
@@ -472,6 +500,7 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
     job->fused = OCLCONV_FUSED_NO;
     job->taps_by_value = 0;
     job->pack16 = 0;
+    job->equal_row = job->equal_col = 0;
     if (cpu) {
         /* A band's row pass stays in cache and the scratch image goes; its
          * private buffer grows with the column radius, so only up to 32. */

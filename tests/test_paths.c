@@ -331,6 +331,42 @@ static void near_white_box(oclconv_context *ctx, uint64_t *rng)
     }
 }
 
+/* Boxes through the separable path, whose GPU tiles add a pass's values
+ * when its taps are all equal and weigh the sums after (cl/common.cl's
+ * EQUAL_SUMS): rows from 3 to 63 taps against a work-item's values, columns
+ * against its rows (from as many taps as a work-item makes rows, 8), every
+ * border, type pair and channel count, on rows that fit the aligned
+ * windows and rows that do not. */
+static void separable_boxes(oclconv_context *ctx, uint64_t *rng)
+{
+    static const int radii[][2] = {{1, 3}, {2, 7}, {3, 3}, {7, 4}, {9, 15}, {31, 31}};
+    static const int box_sizes[][2] = {{64, 37}, {67, 9}, {13, 131}};
+    long cases = 0;
+    for (int r = 0; r < (int)(sizeof radii / sizeof *radii); r++)
+        for (int k = 0; k < 3; k++) {
+            int b = (3 * r + k) % (OCLCONV_BORDER_NORMALIZE + 1), tp = (r + 2 * k) % 6;
+            int cn = 1 + (r + k) % 4;
+            oclconv_filter *f;
+            ASSERT_OK(NULL, oclconv_filter_box(radii[r][0], radii[r][1], &f));
+            oclconv_options opt = options_for(OCLCONV_METHOD_SEPARABLE, (oclconv_border)b,
+                                              (float)rng_uniform(rng, -20, 300));
+            for (size_t sz = 0; sz < sizeof box_sizes / sizeof *box_sizes; sz++) {
+                oclconv_image src = image_random(rng, box_sizes[sz][0], box_sizes[sz][1], cn,
+                                                 type_pairs[tp].src, 0);
+                char label[200];
+                snprintf(label, sizeof label, "separable box %dx%d %s %s->%s cn=%d %dx%d",
+                         2 * radii[r][0] + 1, 2 * radii[r][1] + 1, border_name(opt.border),
+                         type_name(src.type), type_name(type_pairs[tp].dst), cn, src.width,
+                         src.height);
+                check_one(ctx, &src, type_pairs[tp].dst, 0, f, &opt, label);
+                image_free(&src);
+                cases++;
+            }
+            oclconv_filter_destroy(f);
+        }
+    printf("separable boxes: %ld cases\n", cases);
+}
+
 /* Images larger than a GPU work-group's share in one direction:
  *  - boxes wider than a line of 1024 columns and taller than a band of 32
  *    rows: lines, bands and the rows scanned at once meet inside the
@@ -512,14 +548,49 @@ static float float_sum(const float *w, int n)
     return s;
 }
 
+/* f under NORMALIZE gives CLAMP's results to the bit wherever every tap
+ * lies in the image, on f32 images of 1 and 4 channels. */
+static void inside_as_clamp(oclconv_context *ctx, oclconv_method method, const oclconv_filter *f,
+                            const char *what, uint64_t *rng)
+{
+    enum { W = 70, H = 37 };
+    int fw, fh;
+    oclconv_filter_size(f, &fw, &fh);
+    for (int cn = 1; cn <= 4; cn += 3) {
+        oclconv_image src = image_random(rng, W, H, cn, OCLCONV_F32, 0), dst[2];
+        const oclconv_border borders[2] = {OCLCONV_BORDER_CLAMP, OCLCONV_BORDER_NORMALIZE};
+        for (int b = 0; b < 2; b++) {
+            dst[b] = image_like(&src, OCLCONV_F32, 0);
+            oclconv_options opt = options_for(method, borders[b], 0);
+            ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst[b], f, &opt));
+        }
+        long bad = 0;
+        for (int y = fh / 2; y < H - fh / 2; y++) {
+            size_t at = ((size_t)y * W + (size_t)fw / 2) * (size_t)cn;
+            size_t n = (size_t)(W - fw + 1) * (size_t)cn;
+            const float *a = (const float *)dst[0].data + at, *b = (const float *)dst[1].data + at;
+            for (size_t k = 0; k < n; k++)
+                bad += memcmp(a + k, b + k, sizeof *a) != 0;
+        }
+        if (bad)
+            TEST_FAIL_("%s %s cn=%d: NORMALIZE differs from CLAMP inside the image in %ld values",
+                       oclconv_method_name(method), what, cn, bad);
+        image_free(&dst[0]);
+        image_free(&dst[1]);
+        image_free(&src);
+    }
+}
+
 /* NORMALIZE rescales by all the weights over those in the image: by 1
  * where every tap lies in the image, so there its results are CLAMP's to
  * the bit, even where the kernels' float sum of the weights, taken in
  * order, is not their exact sum rounded once (the filter is drawn until it
- * is so, for the row, the column and the 2-D weights). */
+ * is so, for the row, the column and the 2-D weights); and for a box
+ * through the separable path, whose GPU tiles add the values of equal
+ * taps in their own order, on every route through a tile. */
 static void normalize_inside(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
 {
-    enum { FW = 7, FH = 5, W = 70, H = 37 };
+    enum { FW = 7, FH = 5 };
     oclconv_filter *f = NULL;
     if (method == OCLCONV_METHOD_BOX)
         ASSERT_OK(NULL, oclconv_filter_box(FW / 2, FH / 2, &f));
@@ -543,29 +614,13 @@ static void normalize_inside(oclconv_context *ctx, oclconv_method method, uint64
             exit(TEST_HARD_ERROR);
         }
     }
-    for (int cn = 1; cn <= 4; cn += 3) {
-        oclconv_image src = image_random(rng, W, H, cn, OCLCONV_F32, 0), dst[2];
-        const oclconv_border borders[2] = {OCLCONV_BORDER_CLAMP, OCLCONV_BORDER_NORMALIZE};
-        for (int b = 0; b < 2; b++) {
-            dst[b] = image_like(&src, OCLCONV_F32, 0);
-            oclconv_options opt = options_for(method, borders[b], 0);
-            ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst[b], f, &opt));
-        }
-        long bad = 0;
-        for (int y = FH / 2; y < H - FH / 2; y++) {
-            size_t at = ((size_t)y * W + FW / 2) * (size_t)cn, n = (size_t)(W - FW + 1) * cn;
-            const float *a = (const float *)dst[0].data + at, *b = (const float *)dst[1].data + at;
-            for (size_t k = 0; k < n; k++)
-                bad += memcmp(a + k, b + k, sizeof *a) != 0;
-        }
-        if (bad)
-            TEST_FAIL_("%s cn=%d: NORMALIZE differs from CLAMP inside the image in %ld values",
-                       oclconv_method_name(method), cn, bad);
-        image_free(&dst[0]);
-        image_free(&dst[1]);
-        image_free(&src);
-    }
+    inside_as_clamp(ctx, method, f, "drawn filter", rng);
     oclconv_filter_destroy(f);
+    if (method == OCLCONV_METHOD_SEPARABLE) {
+        ASSERT_OK(NULL, oclconv_filter_box(3, 4, &f));
+        inside_as_clamp(ctx, method, f, "box 7x9", rng);
+        oclconv_filter_destroy(f);
+    }
 }
 
 /* NORMALIZE with a subnormal centre tap on an image one pixel wide: the
@@ -693,6 +748,7 @@ int main(void)
     }
     wide_box(ctx, &rng);
     near_white_box(ctx, &rng);
+    separable_boxes(ctx, &rng);
     large_images(ctx, &rng);
     big_filter(ctx, &rng);
     bands(ctx, &rng);
@@ -717,6 +773,7 @@ int main(void)
     }
     wide_box(ctx, &rng);
     near_white_box(ctx, &rng);
+    separable_boxes(ctx, &rng);
     large_images(ctx, &rng);
     bands(ctx, &rng);
     unsetenv("OCLCONV_TUNE");

@@ -117,6 +117,30 @@ static void separable_gaussians(oclconv_context *ctx)
     oclconv_filter_destroy(f);
 }
 
+/* A box through the separable path: the GPU tiles add the values of its
+ * equal taps in their own order, so a pass counts every tap, n, whatever
+ * the result's type (and under NORMALIZE n + 4): 8-bit boxes sum in float
+ * through r15, under NORMALIZE through r13, where the partial sums of an
+ * in-order sum, about half the taps, would have let them to r30. */
+static void separable_boxes(oclconv_context *ctx)
+{
+    int floats = 0;
+    for (int normalize = 0; normalize <= 1; normalize++)
+        for (int r = 1; r <= 40; r++) {
+            oclconv_filter *f;
+            ASSERT_OK(NULL, oclconv_filter_box(r, r, &f));
+            oclconv_border border = normalize ? OCLCONV_BORDER_NORMALIZE : OCLCONV_BORDER_CLAMP;
+            int got = plans_double(ctx, f, OCLCONV_U8, OCLCONV_U8, OCLCONV_METHOD_SEPARABLE, border);
+            double roundings = 2.0 * (2 * r + 1) + (normalize ? 8 : 0);
+            if (got != !(roundings * 0x1p-24 * 1.01 * f->abs_sum * 255 < 1e-3))
+                TEST_FAIL_("u8 box r%d %s: planned %s", r, normalize ? "NORMALIZE" : "CLAMP",
+                           got ? "double" : "float");
+            floats += !got;
+            oclconv_filter_destroy(f);
+        }
+    ASSERT_EQ(floats, 15 + 13);
+}
+
 /* A 2-D filter (rank above one) of positive weights: an 8-bit result
  * counts the partial sums in row order, a float one every tap, and under
  * NORMALIZE, whose in-image taps are a rectangle, every tap twice. */
@@ -153,6 +177,7 @@ int main(void)
     oclconv_context ctx = fake_device();
     uint64_t rng = 0x9e3779b97f4a7c15ull;
     separable_gaussians(&ctx);
+    separable_boxes(&ctx);
     two_d(&ctx, &rng);
     free(ctx.errmsg);
     return test_exit();
