@@ -289,8 +289,16 @@ inline int border_index(int i, int n)
  * 1001x601 1.3x); with 8-bit RGBA windows or wider ones the kernels lost
  * 0.6-0.97x, f32 r15 0.74-0.87x.  Not NORMALIZE: its edge work-items
  * take row_pass() and multiply by their rescales (separable_tile), which
- * through this route measured 0.86-0.98x (u8 gray r3-r7, 8K). */
-#define EDGE_WINDOWS (WINDOWS && CN == 1 && WIN_LEN <= 20 && BORDER != BORDER_NORMALIZE)
+ * through this route measured 0.86-0.98x (u8 gray r3-r7, 8K).  ZERO and
+ * CONSTANT, whose window values are each loaded or not, only for windows
+ * of at most 12 values: with longer ones the whole tile kernel ran faster
+ * without the route (8K and 4K: f32 gray Gaussian r5 1.14-1.19x under
+ * ZERO and 1.11-1.31x under CONSTANT, r7 1.04-1.21x and 1.17-1.28x, u8
+ * gray r7 under ZERO 1.03-1.05x at 8K), with shorter ones not (f32 gray
+ * r1 under ZERO 0.90-0.97x at 8K, r3 0.91-1.10x). */
+#define EDGE_WINDOWS                                                           \
+    (WINDOWS && CN == 1 && BORDER != BORDER_NORMALIZE &&                        \
+     WIN_LEN <= (BORDER_HAS_OUTSIDE ? 12 : 20))
 inline accv_t edge_window_taps(accv_t sum, __global const src_t *row, int v0, int width,
                                acc_t border_value, WEIGHTS w)
 {
