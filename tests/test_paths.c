@@ -402,6 +402,10 @@ static void large_images(oclconv_context *ctx, uint64_t *rng)
         {OCLCONV_METHOD_SEPARABLE, 300, 40, 4, 3, 2, OCLCONV_U8, OCLCONV_BORDER_CONSTANT},
         {OCLCONV_METHOD_SEPARABLE, 521, 23, 4, 4, 1, OCLCONV_U16, OCLCONV_BORDER_REFLECT},
         {OCLCONV_METHOD_SEPARABLE, 21, 3000, 1, 9, 9, OCLCONV_F32, OCLCONV_BORDER_CONSTANT},
+        /* Gray rows whose windows (13-20 values) take row_pass() at their
+         * ends under ZERO and CONSTANT, not the edge windows (GPUs). */
+        {OCLCONV_METHOD_SEPARABLE, 301, 90, 1, 6, 5, OCLCONV_F32, OCLCONV_BORDER_ZERO},
+        {OCLCONV_METHOD_SEPARABLE, 299, 90, 1, 7, 7, OCLCONV_U8, OCLCONV_BORDER_CONSTANT},
         {OCLCONV_METHOD_SEPARABLE, 45, 2100, 2, 4, 4, OCLCONV_U16, OCLCONV_BORDER_NORMALIZE},
         /* Tiles 8 and 4 work-items wide, the last summing in double; 8-bit
          * Gaussians sum in float up to r30 (src/plan.c), RGBA8 in tiles of
