@@ -23,7 +23,8 @@
  * NORMALIZE rescales in each pass, the in-image part of the filter being a
  * rectangle: the host gives each pass the rescale of every position whose
  * taps pass the image's edge.  All three add in the same order and give
- * the same values.
+ * the same values, but for a box's equal taps, which the tiles add in an
+ * order of their own.
  */
 
 /* sum[k] += w[t - k] * v(t) for k < N, for t = 0 .. N + TAPS - 2 in turn:
