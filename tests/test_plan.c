@@ -76,12 +76,19 @@ static double pass_bound(const float *w, int n, int normalize)
     return fmin(most, n + 4.0);
 }
 
-/* u8 to u8: the largest 8-bit value, no scale or delta. */
+/* Whether `roundings` of u8 values (the largest 255, no scale or delta)
+ * in units of u sum|w|, with the factors' error, could pass the 1e-3
+ * window around a tie. */
+static int u8_wants_double(const oclconv_filter *f, double roundings)
+{
+    return !((roundings * 0x1p-24 * 1.01 * f->abs_sum + f->separable_error) * 255 < 1e-3);
+}
+
+/* u8 to u8 through the separable path, its taps added in order. */
 static int separable_wants_double(const oclconv_filter *f, int normalize)
 {
-    double roundings = pass_bound(f->row, f->width, normalize) + pass_bound(f->col, f->height, normalize);
-    double bound = (roundings * 0x1p-24 * 1.01 * f->abs_sum + f->separable_error) * 255;
-    return !(bound < 1e-3);
+    return u8_wants_double(f, pass_bound(f->row, f->width, normalize) +
+                                  pass_bound(f->col, f->height, normalize));
 }
 
 static void separable_gaussians(oclconv_context *ctx)
@@ -131,8 +138,7 @@ static void separable_boxes(oclconv_context *ctx)
             ASSERT_OK(NULL, oclconv_filter_box(r, r, &f));
             oclconv_border border = normalize ? OCLCONV_BORDER_NORMALIZE : OCLCONV_BORDER_CLAMP;
             int got = plans_double(ctx, f, OCLCONV_U8, OCLCONV_U8, OCLCONV_METHOD_SEPARABLE, border);
-            double roundings = 2.0 * (2 * r + 1) + (normalize ? 8 : 0);
-            if (got != !(roundings * 0x1p-24 * 1.01 * f->abs_sum * 255 < 1e-3))
+            if (got != u8_wants_double(f, 2.0 * (2 * r + 1) + (normalize ? 8 : 0)))
                 TEST_FAIL_("u8 box r%d %s: planned %s", r, normalize ? "NORMALIZE" : "CLAMP",
                            got ? "double" : "float");
             floats += !got;
@@ -165,9 +171,9 @@ static void two_d(oclconv_context *ctx, uint64_t *rng)
                                OCLCONV_BORDER_CLAMP);
         int norm = plans_double(ctx, f, OCLCONV_U8, OCLCONV_U8, OCLCONV_METHOD_BUFFER,
                                 OCLCONV_BORDER_NORMALIZE);
-        ASSERT_EQ(u8, !((range_roundings(w, 0, n) + tail) * u * f->abs_sum * 255 < 1e-3));
+        ASSERT_EQ(u8, u8_wants_double(f, range_roundings(w, 0, n) + tail));
         ASSERT_EQ(f32, (n + tail) * u > 1e-5);
-        ASSERT_EQ(norm, !((2.0 * n + 4 + tail) * u * f->abs_sum * 255 < 1e-3));
+        ASSERT_EQ(norm, u8_wants_double(f, 2.0 * n + 4 + tail));
         oclconv_filter_destroy(f);
     }
 }
