@@ -113,14 +113,14 @@ inline accv_t row_pass(__global const src_t *in, int width, int v0, WEIGHTS row,
      * 1.6-2x). */
     int x0 = v0 / CN;
     accp_t px[VEC / CN];
-    for (int k = 0; k < VEC / CN; k++)
-        px[k] = 0;
 #if EQUAL_ROW
     /* In window_taps()' order, so that a value is the same whichever way
      * a tile's work-item makes it. */
     EQUAL_SUMS(VEC / CN, FW, accp_t, px, ROW_PIXEL);
     return LOAD_ACC_V((acc_t *)px) * row[0];
 #else
+    for (int k = 0; k < VEC / CN; k++)
+        px[k] = 0;
     SLIDE(VEC / CN, FW, row, px, ROW_PIXEL);
     return LOAD_ACC_V((acc_t *)px);
 #endif

@@ -366,11 +366,10 @@ static int taps_fit(const oclconv_context *ctx, const oclconv__job *job, size_t 
  * and rows of float ones whose window holds at most 20 values and whose
  * taps are at least twice the sums a work-item makes (NVIDIA, whole
  * images, against the multiply-adds, 8K / 4K: u8 gray box r7 1.15-1.22x /
- * 1.14-1.2x, r12
- * 1.39-1.43x / 1.28-1.46x, RGBA8 r4 1.09-1.1x / 1.04-1.13x, f32 gray r7
- * 1.12x / 1.07-1.14x, r23 1.15-1.2x / 1.12-1.17x; f32 gray rows lost at r3,
- * 0.92-0.98x at 8K, and from r15, 0.87-0.9x at r15 and 0.83x at r23, where
- * the columns alone gained 1.04-1.18x). */
+ * 1.14-1.2x, r12 1.39-1.43x / 1.28-1.46x, RGBA8 r4 1.09-1.1x / 1.04-1.13x,
+ * f32 gray r7 1.12x / 1.07-1.14x, r23 1.15-1.2x / 1.12-1.17x; f32 gray rows
+ * lost at r3, 0.92-0.98x at 8K, and from r15, 0.87-0.9x at r15 and 0.83x
+ * at r23, where the columns alone gained 1.04-1.18x). */
 static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
 {
     const oclconv_filter *f = job->filter;
@@ -391,6 +390,9 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
     if (OCLCONV_TILE_ITEMS > ctx->facts.max_work_group || !taps_fit(ctx, job, both) ||
         window * oclconv__acc_size(job) > OCLCONV_ROW_WINDOW * sizeof(cl_float))
         return;
+    int equal_row = taps_equal(f->row, f->width) && vec % cn == 0 && f->width >= vec / cn &&
+                    (job->src->type != OCLCONV_F32 || (window <= 20 && f->width >= 2 * vec / cn));
+    int equal_col = taps_equal(f->col, f->height);
     /* Two pixels a work-item in tiles 4 wide: 0.8x those 8 wide (r15). */
     size_t narrowest = vec == 8 ? 8 : 4;
     for (size_t w = 32; w >= narrowest && fewest > 0.2; w /= 2) {
@@ -407,11 +409,8 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
                 job->taps_by_value = 1;
                 job->vec = vec;
                 job->band = (int)band;
-                job->equal_row = taps_equal(f->row, f->width) && vec % cn == 0 &&
-                                 f->width >= vec / cn &&
-                                 (job->src->type != OCLCONV_F32 ||
-                                  (window <= 20 && f->width >= 2 * vec / cn));
-                job->equal_col = taps_equal(f->col, f->height) && f->height >= (int)band;
+                job->equal_row = equal_row;
+                job->equal_col = equal_col && f->height >= (int)band;
                 job->local[0] = (int)w;
                 job->local[1] = (int)h;
             }
