@@ -344,18 +344,25 @@ static int taps_fit(const oclconv_context *ctx, const oclconv__job *job, size_t 
 /* GPUs: separable passes fused over tiles of OCLCONV_TILE_ITEMS
  * work-items, each going down `band` rows (at most 8, the most that fit
  * local memory), the tile's row pass in local memory: 2 RY rows more than
- * the tile makes.  Of tiles 32, 16, 8 and 4 work-items wide, the widest
+ * the tile makes.  Of tiles 32, 16 and 8 work-items wide, the widest
  * whose extra rows are at most a fifth of its output rows, else the one
- * with the fewest.  Measured on NVIDIA's OpenCL, 8K and 4K: up to that
- * fifth a wider tile is as fast, or within 3 %; past it the narrower one
- * wins (f32 gray r15 1.12-1.19x, r31 1.07-1.26x), and sums in double,
+ * with the fewest; 4 wide only where none of those is within the bound
+ * below.  Measured on NVIDIA's OpenCL, 8K and 4K: up to that fifth a
+ * wider tile is as fast, or within 3 %; past it the narrower one wins
+ * (f32 gray r15 1.12-1.19x), down to 8 wide: tiles 4 wide, a warp's loads
+ * of a row window spread over 8 rows, lost to those 8 wide at every
+ * radius measured, though they make half the extra rows (f32 gray r27
+ * 0.85-0.93x, r31 0.81-0.93x, r39-r41 0.83-0.94x, box r31 0.75-0.82x,
+ * 2-channel box r31 0.69-0.73x, RGBA r31 0.74-0.75x).  Sums in double,
  * whose rows take twice the room, run in tiles instead of two passes
  * through scratch (u8 gray r31 1.0-1.3x the two passes).  Two passes where
- * no tile fits, where the extra rows would pass 0.3 of the output rows
- * (tiles then measured 0.67-1.08x: f32 gray r42-r58 and u8 gray r47-r63,
- * 4K and 8K; the 8-bit RGBA tiles of two pixels a work-item keep winning
- * to 0.36, in float r20-r23 of 40-46 extra rows over 128 1.02-1.25x the
- * two passes, and lose past it, r24-r30 0.86-1.0x), or where the row
+ * no tile fits, or where the extra rows would pass 0.45 of the output rows
+ * (tiles 4 wide of rows in double, against the two passes: f32 gray r43
+ * 1.15-1.22x, r47 1.19-1.27x, r57 1.07-1.13x, u8 gray r47 1.14-1.15x, r57
+ * 0.99-1.03x; at commit f901822, before the taps came by value, they
+ * measured 0.67-1.08x past 0.3); the 8-bit RGBA tiles of two pixels a work-item win to 0.36 (in
+ * float r20-r23 of 40-46 extra rows over 128 1.02-1.25x the two passes,
+ * and lose past it, r24-r30 0.86-1.0x); or where the row
  * pass's window of taps takes more room than OCLCONV_ROW_WINDOW floats:
  * RGBA8 in float from r32, in double from r16 (tiles 0.61-0.88x at
  * r16-r30), gray from r127; or where the taps do not fit the kernel's
@@ -393,9 +400,10 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
     int equal_row = taps_equal(f->row, f->width) && vec % cn == 0 && f->width >= vec / cn &&
                     (job->src->type != OCLCONV_F32 || (window <= 20 && f->width >= 2 * vec / cn));
     int equal_col = taps_equal(f->col, f->height);
-    /* Two pixels a work-item in tiles 4 wide: 0.8x those 8 wide (r15). */
-    size_t narrowest = vec == 8 ? 8 : 4;
-    for (size_t w = 32; w >= narrowest && fewest > 0.2; w /= 2) {
+    for (size_t w = 32; w >= 4 && fewest > 0.2; w /= 2) {
+        /* Two pixels a work-item in tiles 4 wide: 0.8x those 8 wide (r15). */
+        if (w == 4 && (vec == 8 || fewest < INFINITY))
+            break;
         size_t h = OCLCONV_TILE_ITEMS / w, row_bytes = w * (size_t)vec * oclconv__acc_size(job);
         if (w > ctx->facts.max_work_item[0] || h > ctx->facts.max_work_item[1])
             continue;
@@ -403,7 +411,7 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
             if ((h * band + halo) * row_bytes + 1024 > ctx->facts.local_mem)
                 continue;
             double extra = (double)halo / (double)(h * band);
-            if (extra <= (vec == 8 ? 0.36 : 0.3) && extra < fewest) {
+            if (extra <= (vec == 8 ? 0.36 : 0.45) && extra < fewest) {
                 fewest = extra;
                 job->fused = OCLCONV_FUSED_TILES;
                 job->taps_by_value = 1;
