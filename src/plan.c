@@ -296,12 +296,14 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
  * 1.07-1.24x and r13 1.03-1.06x the sums), for 16-bit ones from
  * 15 taps (measured before the 8-bit sums took two channels to a word),
  * and for float ones, whose sums are doubles and need the exactness check,
- * from 81 taps in gray (8K and 4K: the tiles 1.7-2x the sums at r19,
- * 1.5-1.8x at r23, 1.1-1.2x at r31, level at r35, 0.93x at r39, and on an
- * image that fails the check 2.2x or more the walks, at r31 2.2x the
- * block walks too; from r42 the tiles sum in double, 0.4-0.5x the sums)
- * and from 33 with more channels (r31: the sums 1.1x the tiles for 3
- * channels, 1.8x for 4).  The buffer kernel's cached global loads beat
+ * where the tiles no longer win (8K and 4K, the tiles against the sums):
+ * in gray from 85 taps (1.7-2x at r19, 1.5-1.8x at r23, r35 1.19-1.27x,
+ * r40 1.07-1.19x, r41 0.95-1.13x; from r42 the tiles sum in double,
+ * 0.40-0.50x; on an image that fails the check 2.2x or more the walks,
+ * at r31 2.2x the block walks too), with 2 channels from 57 (r27
+ * 0.99-1.05x, r29 0.91-1.0x), 3 from 61 (r29 1.0-1.06x, r31 0.95-1.03x)
+ * and 4 from 45 (r20 1.07-1.13x, r21 1.01-1.05x, r23 0.85-0.89x).  The
+ * buffer kernel's cached global loads beat
  * both local-memory tiles and the texture path for 2-D filters. */
 static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
 {
@@ -310,10 +312,10 @@ static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
     const oclconv_filter *f = job->filter;
     int widest = f->width > f->height ? f->width : f->height;
     int cn = job->src->channels;
-    int box_from = job->src->type == OCLCONV_U8 ? (cn == 1 ? 29 : cn == 2 ? 13 : 11)
+    static const int u8_from[4] = {29, 13, 11, 11}, float_from[4] = {85, 57, 61, 45};
+    int box_from = job->src->type == OCLCONV_U8 ? u8_from[cn - 1]
                    : job->sum_int              ? 15
-                   : cn == 1                   ? 81
-                                               : 33;
+                                               : float_from[cn - 1];
     int box_pays = job->cpu_shapes || widest >= box_from;
     /* On CPUs a float image under at most 3x3 taps goes straight to the
      * buffer kernel: nothing to convert, and 1.4-2x the separable and box
