@@ -354,7 +354,7 @@ static int taps_fit(const oclconv_context *ctx, const oclconv__job *job, size_t 
  * (f32 gray r15 1.12-1.19x), down to 8 wide: tiles 4 wide, a warp's loads
  * of a row window spread over 8 rows, lost to those 8 wide at every
  * radius measured, though they make half the extra rows (f32 gray r27
- * 0.85-0.93x, r31 0.81-0.93x, r39-r41 0.83-0.94x, box r31 0.75-0.82x,
+ * 0.85-0.93x, r31 0.81-0.93x, r39-r41 0.82-0.95x, box r31 0.75-0.82x,
  * 2-channel box r31 0.69-0.73x, RGBA r31 0.74-0.75x).  Sums in double,
  * whose rows take twice the room, run in tiles instead of two passes
  * through scratch (u8 gray r31 1.0-1.3x the two passes).  Two passes where
@@ -362,13 +362,13 @@ static int taps_fit(const oclconv_context *ctx, const oclconv__job *job, size_t 
  * (tiles 4 wide of rows in double, against the two passes: f32 gray r43
  * 1.15-1.22x, r47 1.19-1.27x, r57 1.07-1.13x, u8 gray r47 1.14-1.15x, r57
  * 0.99-1.03x; at commit f901822, before the taps came by value, they
- * measured 0.67-1.08x past 0.3); the 8-bit RGBA tiles of two pixels a work-item win to 0.36 (in
- * float r20-r23 of 40-46 extra rows over 128 1.02-1.25x the two passes,
- * and lose past it, r24-r30 0.86-1.0x); or where the row
- * pass's window of taps takes more room than OCLCONV_ROW_WINDOW floats:
- * RGBA8 in float from r32, in double from r16 (tiles 0.61-0.88x at
- * r16-r30), gray from r127; or where the taps do not fit the kernel's
- * arguments.
+ * measured 0.67-1.08x past 0.3); the 8-bit RGBA tiles of two pixels a
+ * work-item win to 0.36 (in float r20-r23 of 40-46 extra rows over 128
+ * 1.02-1.25x the two passes, and lose past it, r24-r30 0.86-1.0x); or
+ * where the row pass's window of taps takes more room than
+ * OCLCONV_ROW_WINDOW floats: RGBA8 in float from r32, in double from r16
+ * (tiles 0.61-0.88x at r16-r30), gray from r127; or where the taps do not
+ * fit the kernel's arguments.
  * A pass whose taps are all equal (a box's) adds the values, then weighs
  * the sums (cl/common.cl's EQUAL_SUMS), where a work-item makes no more
  * sums than the pass has taps: columns always, rows of integer sources,
