@@ -297,12 +297,12 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
  * 15 taps (measured before the 8-bit sums took two channels to a word),
  * and for float ones, whose sums are doubles and need the exactness check,
  * where the tiles no longer win (8K and 4K, the tiles against the sums):
- * in gray from 85 taps (1.7-2x at r19, 1.5-1.8x at r23, r35 1.19-1.27x,
- * r40 1.07-1.19x, r41 0.95-1.13x; from r42 the tiles sum in double,
- * 0.40-0.50x; on an image that fails the check 2.2x or more the walks,
+ * in gray from 85 taps (1.7-2x at r19, 1.5-1.8x at r23, r35 1.19-1.29x,
+ * r40 1.06-1.21x, r41 0.95-1.13x; from r42 the tiles sum in double,
+ * 0.45-0.50x; on an image that fails the check 2.2x or more the walks,
  * at r31 2.2x the block walks too), with 2 channels from 57 (r27
- * 0.99-1.05x, r29 0.91-1.0x), 3 from 61 (r29 1.0-1.06x, r31 0.95-1.03x)
- * and 4 from 45 (r20 1.07-1.13x, r21 1.01-1.05x, r23 0.85-0.89x).  The
+ * 0.99-1.11x, r29 0.90-1.01x), 3 from 61 (r29 1.0-1.07x, r31 0.91-1.03x)
+ * and 4 from 45 (r20 1.06-1.16x, r21 1.01-1.06x, r23 0.85-0.90x).  The
  * buffer kernel's cached global loads beat
  * both local-memory tiles and the texture path for 2-D filters. */
 static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
