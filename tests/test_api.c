@@ -7,8 +7,6 @@
 #include "util.h"
 
 #include <math.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static void statuses(void)
 {
@@ -329,19 +327,29 @@ static void program_cache(void)
  * and the context stays usable once the sources are fixed. */
 static void build_failure(void)
 {
-    const char *dir = "build/tests/broken-cl";
-    mkdir(dir, 0755);
-    FILE *in = fopen("cl/common.cl", "rb"), *out = fopen("build/tests/broken-cl/common.cl", "wb");
+    char dir[512], path[600];
+    ASSERT(test_scratch_dir("broken-cl", dir, sizeof dir) == 0);
+    snprintf(path, sizeof path, "%s/common.cl", dir);
+    FILE *in = fopen("cl/common.cl", "rb"), *out = fopen(path, "wb");
     ASSERT(in && out);
-    if (!in || !out)
+    if (!in || !out) {
+        if (in)
+            fclose(in);
+        if (out)
+            fclose(out);
         return;
+    }
     char buf[4096];
     size_t n;
     while ((n = fread(buf, 1, sizeof buf, in)) > 0)
         fwrite(buf, 1, n, out);
     fclose(in);
     fclose(out);
-    out = fopen("build/tests/broken-cl/buffer.cl", "wb");
+    snprintf(path, sizeof path, "%s/buffer.cl", dir);
+    out = fopen(path, "wb");
+    ASSERT(out);
+    if (!out)
+        return;
     fputs("__kernel void convolve_buffer(__global int *p) { p[0] = undefined_name; }\n", out);
     fclose(out);
 
@@ -357,7 +365,8 @@ static void build_failure(void)
     setenv("OCLCONV_KERNEL_DIR", dir, 1);
     ASSERT_STATUS(ctx, oclconv_apply(ctx, &src, &dst, f, &opt), OCLCONV_E_BUILD);
     ASSERT_CONTAINS(oclconv_errmsg(ctx), "undefined_name");
-    setenv("OCLCONV_KERNEL_DIR", "build/tests/no-such-dir", 1);
+    snprintf(path, sizeof path, "%s/no-such-dir", dir);
+    setenv("OCLCONV_KERNEL_DIR", path, 1);
     ASSERT_STATUS(ctx, oclconv_apply(ctx, &src, &dst, f, &opt), OCLCONV_E_BUILD);
     ASSERT_CONTAINS(oclconv_errmsg(ctx), "no-such-dir");
     unsetenv("OCLCONV_KERNEL_DIR");

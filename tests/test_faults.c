@@ -6,7 +6,6 @@
 #include "test.h"
 #include "util.h"
 
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,10 +29,8 @@ static int no_platform_child(void)
 
 static void no_platform(const char *self)
 {
-    const char *dir = "build/tests/empty-vendors";
-    mkdir("build", 0755);
-    mkdir("build/tests", 0755);
-    mkdir(dir, 0755);
+    char dir[512];
+    ASSERT(test_scratch_dir("empty-vendors", dir, sizeof dir) == 0);
     pid_t pid = fork();
     if (pid == 0) {
         setenv("OCL_ICD_VENDORS", dir, 1);

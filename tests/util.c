@@ -2,9 +2,12 @@
 
 #include "test.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define CANARY 0xA5
 
@@ -111,6 +114,24 @@ oclconv_context *test_context(void)
         exit(TEST_HARD_ERROR);
     }
     return ctx;
+}
+
+int test_scratch_dir(const char *name, char *path, size_t size)
+{
+    const char *build = getenv("OCLCONV_BUILD");
+    if (!build || !*build)
+        build = "build";
+    const char *made[] = {build, "tests", name};
+    size_t used = 0;
+    for (int i = 0; i < 3; i++) {
+        int n = snprintf(path + used, size - used, "%s%s", i ? "/" : "", made[i]);
+        if (n < 0 || (size_t)n >= size - used)
+            return -1;
+        used += (size_t)n;
+        if (mkdir(path, 0755) != 0 && errno != EEXIST)
+            return -1;
+    }
+    return 0;
 }
 
 const char *type_name(oclconv_type t)
