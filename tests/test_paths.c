@@ -728,6 +728,40 @@ static void bands(oclconv_context *ctx, uint64_t *rng)
     unsetenv("OCLCONV_BANDS");
 }
 
+/* A path's cases, in the device's own kernel shapes (own_shapes), or in
+ * the other device type's (OCLCONV_TUNE) all but the worked example and
+ * the huge filter. */
+static void path_cases(oclconv_context *ctx, oclconv_method m, uint64_t *rng, int own_shapes)
+{
+    if (own_shapes && m != OCLCONV_METHOD_BOX) /* the example's filter is no box */
+        worked_example(ctx, m);
+    conversions(ctx, m);
+    outliers(ctx, m, rng);
+    in_place(ctx, m, rng);
+    offset_pixels(ctx, m, rng);
+    if (own_shapes)
+        huge_filter(ctx, m, rng);
+    fold_limits(ctx, m, rng);
+    normalize_inside(ctx, m, rng);
+    if (m != OCLCONV_METHOD_BOX)
+        normalize_tiny_centre(ctx, m, rng);
+    sweep(ctx, m, rng);
+}
+
+/* The cases that choose their paths themselves, each for what it tests:
+ * wide, near-white and separable boxes, large images, bands; the big
+ * filter in the device's own shapes only. */
+static void mixed_path_cases(oclconv_context *ctx, uint64_t *rng, int own_shapes)
+{
+    wide_box(ctx, rng);
+    near_white_box(ctx, rng);
+    separable_boxes(ctx, rng);
+    large_images(ctx, rng);
+    if (own_shapes)
+        big_filter(ctx, rng);
+    bands(ctx, rng);
+}
+
 int main(void)
 {
     oclconv_context *ctx = test_context();
@@ -736,50 +770,19 @@ int main(void)
     const oclconv_method methods[] = {OCLCONV_METHOD_BUFFER, OCLCONV_METHOD_IMAGE,
                                       OCLCONV_METHOD_TILED, OCLCONV_METHOD_SEPARABLE,
                                       OCLCONV_METHOD_BOX};
-    for (size_t m = 0; m < sizeof methods / sizeof *methods; m++) {
-        if (methods[m] != OCLCONV_METHOD_BOX) /* the example's filter is no box */
-            worked_example(ctx, methods[m]);
-        conversions(ctx, methods[m]);
-        outliers(ctx, methods[m], &rng);
-        in_place(ctx, methods[m], &rng);
-        offset_pixels(ctx, methods[m], &rng);
-        huge_filter(ctx, methods[m], &rng);
-        fold_limits(ctx, methods[m], &rng);
-        normalize_inside(ctx, methods[m], &rng);
-        if (methods[m] != OCLCONV_METHOD_BOX)
-            normalize_tiny_centre(ctx, methods[m], &rng);
-        sweep(ctx, methods[m], &rng);
-    }
-    wide_box(ctx, &rng);
-    near_white_box(ctx, &rng);
-    separable_boxes(ctx, &rng);
-    large_images(ctx, &rng);
-    big_filter(ctx, &rng);
-    bands(ctx, &rng);
+    for (size_t m = 0; m < sizeof methods / sizeof *methods; m++)
+        path_cases(ctx, methods[m], &rng, 1);
+    mixed_path_cases(ctx, &rng, 1);
     /* The paths whose kernels take a CPU or a GPU shape, in the other one. */
     cl_device_type type = 0;
     clGetDeviceInfo(oclconv_cl_device(ctx), CL_DEVICE_TYPE, sizeof type, &type, NULL);
     const char *other = type & CL_DEVICE_TYPE_CPU ? "gpu" : "cpu";
     printf("OCLCONV_TUNE=%s\n", other);
     setenv("OCLCONV_TUNE", other, 1);
-    for (size_t m = 0; m < sizeof methods / sizeof *methods; m++) {
-        if (methods[m] == OCLCONV_METHOD_IMAGE || methods[m] == OCLCONV_METHOD_TILED)
-            continue;
-        conversions(ctx, methods[m]);
-        outliers(ctx, methods[m], &rng);
-        in_place(ctx, methods[m], &rng);
-        offset_pixels(ctx, methods[m], &rng);
-        fold_limits(ctx, methods[m], &rng);
-        normalize_inside(ctx, methods[m], &rng);
-        if (methods[m] != OCLCONV_METHOD_BOX)
-            normalize_tiny_centre(ctx, methods[m], &rng);
-        sweep(ctx, methods[m], &rng);
-    }
-    wide_box(ctx, &rng);
-    near_white_box(ctx, &rng);
-    separable_boxes(ctx, &rng);
-    large_images(ctx, &rng);
-    bands(ctx, &rng);
+    for (size_t m = 0; m < sizeof methods / sizeof *methods; m++)
+        if (methods[m] != OCLCONV_METHOD_IMAGE && methods[m] != OCLCONV_METHOD_TILED)
+            path_cases(ctx, methods[m], &rng, 0);
+    mixed_path_cases(ctx, &rng, 0);
     unsetenv("OCLCONV_TUNE");
     printf("programs built: %zu\n", oclconv_programs_built(ctx));
     oclconv_destroy(ctx);
