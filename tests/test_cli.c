@@ -1071,13 +1071,11 @@ static void test_kernel_text(void)
 
 int main(void)
 {
-    const char *build = getenv("OCLCONV_BUILD");
+    const char *build = test_build_dir();
     const char *env_cli = getenv("OCLCONV_CLI");
     uint64_t rng = 0x9e3779b97f4a7c15ull;
     struct stat st;
 
-    if (!build || !*build)
-        build = "build";
     snprintf(cli_path, sizeof cli_path, "%s", env_cli && *env_cli ? env_cli : "");
     if (!*cli_path)
         snprintf(cli_path, sizeof cli_path, "%s/oclconv", build);

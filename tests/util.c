@@ -116,12 +116,15 @@ oclconv_context *test_context(void)
     return ctx;
 }
 
-int test_scratch_dir(const char *name, char *path, size_t size)
+const char *test_build_dir(void)
 {
     const char *build = getenv("OCLCONV_BUILD");
-    if (!build || !*build)
-        build = "build";
-    const char *made[] = {build, "tests", name};
+    return build && *build ? build : "build";
+}
+
+int test_scratch_dir(const char *name, char *path, size_t size)
+{
+    const char *made[] = {test_build_dir(), "tests", name};
     size_t used = 0;
     for (int i = 0; i < 3; i++) {
         int n = snprintf(path + used, size - used, "%s%s", i ? "/" : "", made[i]);

@@ -31,9 +31,11 @@ int image_padding_intact(const oclconv_image *img);
  * the hard-error status when no device can be had. */
 oclconv_context *test_context(void);
 
-/* Writes $OCLCONV_BUILD/tests/NAME (build/tests/NAME where unset) into
- * path and creates that folder (and tests/ above it).  Returns 0, or -1
- * when the path does not fit or a folder cannot be made. */
+/* The build folder: $OCLCONV_BUILD, or build where unset. */
+const char *test_build_dir(void);
+/* Writes test_build_dir()/tests/NAME into path and creates that folder
+ * (and tests/ above it).  Returns 0, or -1 when the path does not fit or a
+ * folder cannot be made. */
 int test_scratch_dir(const char *name, char *path, size_t size);
 
 const char *type_name(oclconv_type t);
