@@ -5,7 +5,8 @@
  * -DBORDER (the oclconv_border value), -DRX -DRY, -DACC_DOUBLE,
  * -DWEIGHTS_GLOBAL, -DVEC (1, 2, 4, 8 or 16), -DROW_WINDOW and -DSAT_CONVERT;
  * -DTAPS_BY_VALUE where the kernel takes its weights as arguments;
- * -DEQUAL_ROW and -DEQUAL_COL where a pass's taps are all equal.
+ * -DEQUAL_ROW and -DEQUAL_COL where a pass's taps are all equal (rows:
+ * 1 adds each window in registers, 2 from chunk sums, cl/separable.cl).
  */
 #ifndef EQUAL_ROW
 #define EQUAL_ROW 0
@@ -173,7 +174,7 @@ inline bool window_fits(__global const src_t *src, int rowlen, int v0)
         }                                                                          \
     } while (0)
 
-#if EQUAL_ROW
+#if EQUAL_ROW == 1
 /* The VEC lanes from a window as EQUAL_SUMS makes them, a channel at a
  * time (VEC % CN == 0), times the taps' weight. */
 #define LANE_VALUE(q) acc_t v = win_[c + CN * (q)]

@@ -98,8 +98,10 @@ inline accv_t row_pass(__global const src_t *in, int width, int v0, WEIGHTS row,
                        acc_t border_value)
 {
     int rowlen = width * CN;
-    /* (Equal taps take the route below, in window_taps()' order.) */
-    if (!EQUAL_ROW && v0 >= RX * CN && v0 + VEC + RX * CN <= rowlen) {
+    /* (Equal taps added in registers take the route below, in
+     * window_taps()' order; those added from chunk sums, EQUAL_ROW 2, this
+     * one at the row's ends.) */
+    if (EQUAL_ROW != 1 && v0 >= RX * CN && v0 + VEC + RX * CN <= rowlen) {
         accv_t sum = 0;
         __global const src_t *p = in + v0 - RX * CN;
         for (int i = 0; i < FW; i++)
@@ -113,7 +115,7 @@ inline accv_t row_pass(__global const src_t *in, int width, int v0, WEIGHTS row,
      * 1.6-2x). */
     int x0 = v0 / CN;
     accp_t px[VEC / CN];
-#if EQUAL_ROW
+#if EQUAL_ROW == 1
     /* In window_taps()' order, so that a value is the same whichever way
      * a tile's work-item makes it. */
     EQUAL_SUMS(VEC / CN, FW, accp_t, px, ROW_PIXEL);
@@ -350,6 +352,79 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
  * a __constant pointer take a load each and a register to hold it (RGBA8
  * r3 66 registers -> 60, r15 64 -> 58; 8K and 4K, RGBA8 Gaussians r3-r15
  * 1.02-1.16x, f32 r15 1.04-1.11x, u8 gray r3 1.03-1.1x, r1 level). */
+#if EQUAL_ROW == 2
+/*
+ * -DEQUAL_ROW=2: a gray row of equal taps too wide to add in registers
+ * (float boxes from r15), from sums of chunks, a chunk being the VEC
+ * values one work-item makes.  Every window of a work-item holds the
+ * 2 CHUNK_K - 1 chunks around its own whole and at most 2 VEC - 2 values
+ * on each side: the window of value k is the CHUNK_L0 values before those
+ * chunks from the k-th on, the chunks' sum, and the first
+ * CHUNK_L0 - VEC + 1 + k values after them.  A work-group sums the chunks
+ * its rows' windows reach into local memory, then each work-item adds
+ * 2 CHUNK_K - 1 chunk sums and its windows' two ends, where its row
+ * window took 2 RX + VEC multiply-adds a value (NVIDIA, 8K and 4K, f32
+ * gray box r19 1.10-1.24x, r27 1.21-1.27x, r31 1.25-1.38x, r35 1.32-1.47x;
+ * r9-r13 0.92-1.08x).  Each window adds its own values only, so it rounds
+ * as any order of them does.
+ */
+#define CHUNK_K ((RX + 1) / VEC)
+#define CHUNK_L0 (RX + VEC - CHUNK_K * VEC)
+#define CHUNK_RIGHT (CHUNK_L0 + (2 * CHUNK_K - 1) * VEC) /* the right end's first */
+#define CHUNKS_A_ROW (TILE_W + 2 * CHUNK_K - 2)
+#define CHUNK_TRIPS ((CHUNKS_A_ROW + TILE_W - 1) / TILE_W)
+/* Rows of chunk sums an odd number of TILE_W apart, so that the rows of a
+ * warp meet different banks. */
+#define CHUNK_STRIDE ((CHUNK_TRIPS | 1) * TILE_W)
+#define CHUNK_LEFT (WIN_PAD - RX) /* the left end's first in win */
+#define CHUNK_END_BLOCK(k)                                                     \
+    (((k) + 4 > CHUNK_LEFT && (k) < CHUNK_LEFT + CHUNK_L0) ||                   \
+     ((k) + 4 > CHUNK_LEFT + CHUNK_RIGHT && (k) < CHUNK_LEFT + CHUNK_RIGHT + CHUNK_L0))
+#define LOAD4(p) CAT(convert_, CAT(ACC_NAME, 4))(*(__global const CAT(SRC_NAME, 4) *)(p))
+
+/* The two ends of the windows of the VEC values from v0 of a row whose
+ * window fits (window_fits()), into win as window_taps() places them. */
+inline void chunk_ends(__global const src_t *row, int v0, acc_t *win)
+{
+#pragma unroll
+    for (int k = 0; k < WIN_LEN; k += 4)
+        if (CHUNK_END_BLOCK(k))
+            vstore4(LOAD4(row + v0 - WIN_PAD + k), 0, win + k);
+}
+
+/* Those values' windows, from their ends and the chunk sums `cs` from the
+ * work-item's first. */
+inline accv_t chunk_window(const acc_t *win, __local const acc_t *cs, WEIGHTS w)
+{
+    const acc_t *end = win + CHUNK_LEFT;
+    acc_t mid[2] = {cs[0], cs[1]}, out[VEC], run = 0;
+#pragma unroll
+    for (int d = 2; d < 2 * CHUNK_K - 1; d++)
+        mid[d % 2] += cs[d];
+    acc_t chunks = CHUNK_K > 1 ? mid[0] + mid[1] : cs[0];
+#pragma unroll
+    for (int k = 0; k < VEC; k++)
+        out[k] = 0;
+#pragma unroll
+    for (int i = CHUNK_L0 - 1; i >= 0; i--) {
+        run += end[i];
+        if (i < VEC)
+            out[i] = run;
+    }
+    run = 0;
+#pragma unroll
+    for (int k = 0; k < VEC; k++)
+        out[k] += chunks;
+#pragma unroll
+    for (int i = CHUNK_RIGHT; i < CHUNK_RIGHT + CHUNK_L0; i++) {
+        run += end[i];
+        if (i >= 2 * RX)
+            out[i - 2 * RX] += run;
+    }
+    return LOAD_ACC_V(out) * w[0];
+}
+#endif
+
 typedef struct { acc_t w[FW]; } row_taps_t;
 typedef struct { acc_t w[FH]; } col_taps_t;
 __kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1)))
@@ -375,8 +450,39 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
         if (ly + n * TILE_H < TILE_ROWS)                                           \
             HOR_SET(t * TILE_W + lx, IS_PIXEL(sy) ? h : (accv_t)outside_row);      \
     }
+#if EQUAL_ROW == 2
+    /* A trip of TILE_H rows at a time: the chunk sums of its rows (every
+     * work-item, where rows are aligned as window_fits() wants them) into
+     * one of two buffers, then the windows; one barrier a trip. */
+    __local acc_t chunk_sums[2][TILE_H * CHUNK_STRIDE];
+    int q_first = (int)get_group_id(0) * TILE_W - CHUNK_K + 1, last = rowlen / VEC - 1;
+    bool aligned = window_fits(src, rowlen, WIN_PAD), fits = window_fits(src, rowlen, v0);
+    for (int n = 0; n < ROW_TRIPS; n++) {
+        int t = min(ly + n * TILE_H, TILE_ROWS - 1), sy = border_index(y0 - RY + t, height);
+        __global const src_t *in = src + (size_t)max(sy, 0) * rowlen;
+        __local acc_t *cs = chunk_sums[n % 2] + ly * CHUNK_STRIDE;
+        acc_t win[WIN_LEN];
+        if (fits)
+            chunk_ends(in, v0, win);
+        if (aligned) {
+#pragma unroll
+            for (int m = 0; m < CHUNK_TRIPS; m++) {
+                int c = lx + m * TILE_W;
+                accv_t v = LOAD4(in + clamp(q_first + c, 0, last) * VEC);
+                if (c < CHUNKS_A_ROW)
+                    cs[c] = (v.s0 + v.s1) + (v.s2 + v.s3);
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (fits && ly + n * TILE_H < TILE_ROWS)
+            HOR_SET(t * TILE_W + lx,
+                    IS_PIXEL(sy) ? chunk_window(win, cs + lx, row) : (accv_t)outside_row);
+    }
+    if (fits) {
+#else
     if (window_fits(src, rowlen, v0)) {
         ROW_TRIPS_OF(window_taps((accv_t)0, in, v0, row))
+#endif
     } else if (EDGE_WINDOWS) {
         /* The same for the work-items at the row's ends, whose tiles used
          * to take a trip's loads at a time and finish last. */

@@ -145,7 +145,8 @@ typedef struct {
     int pack16;            /* box tiles: two 8-bit channels' sums to a uint */
     int taps_by_value;     /* the kernel takes its taps as arguments, not a buffer */
     int equal_row, equal_col; /* separable tiles: a pass whose taps are all equal
-                                 adds values, then weighs the sums */
+                                 adds values, then weighs the sums; rows 2: from
+                                 the sums of chunks (cl/separable.cl) */
 } oclconv__job;
 
 /* How a two-pass path runs: through a scratch image, or fused down bands

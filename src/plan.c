@@ -343,6 +343,22 @@ static int taps_fit(const oclconv_context *ctx, const oclconv__job *job, size_t 
     return n * oclconv__acc_size(job) + 128 <= ctx->facts.max_param;
 }
 
+/* The local memory a tile w by h work-items takes to add its row of
+ * equal taps from the sums of chunks of a work-item's values
+ * (cl/separable.cl, EQUAL_ROW 2), where it does: gray float rows in float
+ * from r15 (from r9 to r13 it measured 0.92-1.08x, and for two channels,
+ * chunks of two pixels, 0.93-1.15x at r9-r15); else 0. */
+static size_t chunk_bytes(const oclconv__job *job, size_t w, size_t h)
+{
+    const oclconv_filter *f = job->filter;
+    size_t k = (size_t)(f->width / 2 + 1) / 4;
+    if (!taps_equal(f->row, f->width) || job->src->type != OCLCONV_F32 ||
+        job->src->channels != 1 || job->acc_double || job->vec != 4 || f->width < 31)
+        return 0;
+    size_t trips = (w + 2 * k - 2 + w - 1) / w; /* cl/separable.cl's CHUNK_STRIDE */
+    return 2 * h * (trips | 1) * w * sizeof(cl_float);
+}
+
 /* GPUs: separable passes fused over tiles of OCLCONV_TILE_ITEMS
  * work-items, each going down `band` rows (at most 8, the most that fit
  * local memory), the tile's row pass in local memory: 2 RY rows more than
@@ -410,8 +426,10 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
         if (w > ctx->facts.max_work_item[0] || h > ctx->facts.max_work_item[1])
             continue;
         for (size_t band = 8; band >= 1; band /= 2) {
-            if ((h * band + halo) * row_bytes + 1024 > ctx->facts.local_mem)
+            size_t bytes = (h * band + halo) * row_bytes + 1024;
+            if (bytes > ctx->facts.local_mem)
                 continue;
+            size_t chunks = equal_row ? 0 : chunk_bytes(job, w, h);
             double extra = (double)halo / (double)(h * band);
             if (extra <= (vec == 8 ? 0.36 : 0.45) && extra < fewest) {
                 fewest = extra;
@@ -419,7 +437,9 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
                 job->taps_by_value = 1;
                 job->vec = vec;
                 job->band = (int)band;
-                job->equal_row = equal_row;
+                job->equal_row = equal_row                                            ? 1
+                                 : chunks && bytes + chunks <= ctx->facts.local_mem ? 2
+                                                                                    : 0;
                 job->equal_col = equal_col && f->height >= (int)band;
                 job->local[0] = (int)w;
                 job->local[1] = (int)h;

@@ -370,6 +370,39 @@ static void separable_boxes(oclconv_context *ctx, uint64_t *rng)
     printf("separable boxes: %ld cases\n", cases);
 }
 
+/* Gray float boxes from r15, whose GPU tiles add their rows from sums of
+ * chunks of a work-item's values (cl/separable.cl, EQUAL_ROW 2; r15-r18
+ * end their windows 3 to 6 values past the chunks), every border, float
+ * and 8-bit results, on rows that fit the aligned windows and rows that do
+ * not. */
+static void chunked_boxes(oclconv_context *ctx, uint64_t *rng)
+{
+    static const int radii[] = {15, 16, 17, 18, 31};
+    static const int box_sizes[][2] = {{300, 37}, {67, 9}};
+    long cases = 0;
+    for (int r = 0; r < (int)(sizeof radii / sizeof *radii); r++)
+        for (int b = 0; b <= OCLCONV_BORDER_NORMALIZE; b++) {
+            oclconv_filter *f;
+            ASSERT_OK(NULL, oclconv_filter_box(radii[r], 1 + r, &f));
+            oclconv_options opt = options_for(OCLCONV_METHOD_SEPARABLE, (oclconv_border)b,
+                                              (float)rng_uniform(rng, -20, 300));
+            oclconv_type dst_type = (r + b) % 2 ? OCLCONV_U8 : OCLCONV_F32;
+            for (size_t sz = 0; sz < sizeof box_sizes / sizeof *box_sizes; sz++) {
+                oclconv_image src = image_random(rng, box_sizes[sz][0], box_sizes[sz][1], 1,
+                                                 OCLCONV_F32, 0);
+                char label[200];
+                snprintf(label, sizeof label, "gray box %dx%d %s f32->%s %dx%d",
+                         2 * radii[r] + 1, 3 + 2 * r, border_name(opt.border),
+                         type_name(dst_type), src.width, src.height);
+                check_one(ctx, &src, dst_type, 0, f, &opt, label);
+                image_free(&src);
+                cases++;
+            }
+            oclconv_filter_destroy(f);
+        }
+    printf("chunked boxes: %ld cases\n", cases);
+}
+
 /* Images larger than a GPU work-group's share in one direction:
  *  - boxes wider than a line of 1024 columns and taller than a band of 32
  *    rows: lines, bands and the rows scanned at once meet inside the
@@ -752,13 +785,14 @@ static void path_cases(oclconv_context *ctx, oclconv_method m, uint64_t *rng, in
 }
 
 /* The cases that choose their paths themselves, each for what it tests:
- * wide, near-white and separable boxes, large images, bands; the big
+ * wide, near-white, separable and chunked boxes, large images, bands; the big
  * filter in the device's own shapes only. */
 static void mixed_path_cases(oclconv_context *ctx, uint64_t *rng, int own_shapes)
 {
     wide_box(ctx, rng);
     near_white_box(ctx, rng);
     separable_boxes(ctx, rng);
+    chunked_boxes(ctx, rng);
     large_images(ctx, rng);
     if (own_shapes)
         big_filter(ctx, rng);
