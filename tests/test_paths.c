@@ -370,20 +370,20 @@ static void separable_boxes(oclconv_context *ctx, uint64_t *rng)
     printf("separable boxes: %ld cases\n", cases);
 }
 
-/* Gray float boxes from r15, whose GPU tiles add their rows from sums of
- * chunks of a work-item's values (cl/separable.cl, EQUAL_ROW 2; r15-r18
- * end their windows 3 to 6 values past the chunks), every border, float
- * and 8-bit results, on rows that fit the aligned windows and rows that do
- * not. */
+/* Gray float boxes from r15, whose GPU tiles add their rows, and columns
+ * of 2 PY taps or more, from sums of chunks (cl/separable.cl, EQUAL_ROW 2;
+ * rows r15-r18 end their windows 3 to 6 values past the chunks, columns
+ * 1 to 7 rows), every border, float and 8-bit results, on rows that fit
+ * the aligned windows and rows that do not, in one tile and several. */
 static void chunked_boxes(oclconv_context *ctx, uint64_t *rng)
 {
-    static const int radii[] = {15, 16, 17, 18, 31};
-    static const int box_sizes[][2] = {{300, 37}, {67, 9}};
+    static const int radii[][2] = {{15, 15}, {16, 4}, {17, 12}, {18, 8}, {31, 31}};
+    static const int box_sizes[][2] = {{260, 70}, {67, 9}};
     long cases = 0;
     for (int r = 0; r < (int)(sizeof radii / sizeof *radii); r++)
         for (int b = 0; b <= OCLCONV_BORDER_NORMALIZE; b++) {
             oclconv_filter *f;
-            ASSERT_OK(NULL, oclconv_filter_box(radii[r], 1 + r, &f));
+            ASSERT_OK(NULL, oclconv_filter_box(radii[r][0], radii[r][1], &f));
             oclconv_options opt = options_for(OCLCONV_METHOD_SEPARABLE, (oclconv_border)b,
                                               (float)rng_uniform(rng, -20, 300));
             oclconv_type dst_type = (r + b) % 2 ? OCLCONV_U8 : OCLCONV_F32;
@@ -392,7 +392,7 @@ static void chunked_boxes(oclconv_context *ctx, uint64_t *rng)
                                                  OCLCONV_F32, 0);
                 char label[200];
                 snprintf(label, sizeof label, "gray box %dx%d %s f32->%s %dx%d",
-                         2 * radii[r] + 1, 3 + 2 * r, border_name(opt.border),
+                         2 * radii[r][0] + 1, 2 * radii[r][1] + 1, border_name(opt.border),
                          type_name(dst_type), src.width, src.height);
                 check_one(ctx, &src, dst_type, 0, f, &opt, label);
                 image_free(&src);
