@@ -385,7 +385,7 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
  * room the rows' chunk sums took: output k of a work-item adds its own
  * rows from the k-th, COL_MID chunk sums below them and the next
  * COL_REST + k rows (NVIDIA, 8K and 4K, against the column's values added
- * one by one: f32 gray box r27 1.04-1.08x, r31 1.07-1.14x, r35
+ * one by one: f32 gray box r27 1.04-1.09x, r31 1.07-1.14x, r35
  * 1.03-1.09x, r15-r23 0.97-1.05x; with the work-item's rows held in
  * registers rather than read twice, 80 registers to 64, 0.95-1.05x). */
 #define COL_MID (FH / PY - 1)
