@@ -518,8 +518,8 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
     accv_t sum[PY];
 #if CHUNK_COL
     {
-        /* Every work-item sums its own rows, and those of the first
-         * COL_MID rows the chunks below the tile's outputs. */
+        /* Every work-item sums its own PY rows, and the first COL_MID of a
+         * column the chunks below the tile's last output row too. */
         __local accv_t *col_sums = (__local accv_t *)chunk_sums;
         accv_t s = HOR_GET(r0 * TILE_W + lx), extra = 0;
 #pragma unroll
@@ -550,15 +550,12 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
                 sum[t - COL_REST + 1] += run;
         }
     }
+#endif
     if (v0 >= rowlen || y0 + r0 >= height)
         return;
+#if CHUNK_COL
     for (int k = 0; k < PY; k++)
         sum[k] *= col[0];
-#else
-    if (v0 >= rowlen || y0 + r0 >= height)
-        return;
-#endif
-#if CHUNK_COL
 #elif EQUAL_COL
 #define TILE_ROW(t) accv_t v = HOR_GET((r0 + (t)) * TILE_W + lx)
     EQUAL_SUMS(PY, FH, accv_t, sum, TILE_ROW);
