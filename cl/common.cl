@@ -196,14 +196,16 @@ inline bool window_fits(__global const src_t *src, int rowlen, int v0)
         (w)[i] * LOAD_ACC_V((win) + WIN_PAD - RX * CN + i * CN)
 #endif
 
+/* 4 source values from p, aligned to 4 values, as acc_t. */
+#define LOAD_ALIGNED4(p) CAT(convert_, CAT(ACC_NAME, 4))(*(__global const CAT(SRC_NAME, 4) *)(p))
+
 inline accv_t window_taps(accv_t sum, __global const src_t *row, int v0, WEIGHTS w)
 {
     acc_t win[WINDOWS ? WIN_LEN : 4];
     __global const src_t *first = row + v0 - WIN_PAD;
 #pragma unroll
     for (int k = 0; k < (WINDOWS ? WIN_LEN : 0); k += 4)
-        vstore4(CAT(convert_, CAT(ACC_NAME, 4))(*(__global const CAT(SRC_NAME, 4) *)(first + k)),
-                0, win + k);
+        vstore4(LOAD_ALIGNED4(first + k), 0, win + k);
     WINDOW_TAPS(sum, win, w);
     return sum;
 }

@@ -380,7 +380,6 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
 #define CHUNK_END_BLOCK(k)                                                     \
     (((k) + 4 > CHUNK_LEFT && (k) < CHUNK_LEFT + CHUNK_L0) ||                   \
      ((k) + 4 > CHUNK_LEFT + CHUNK_RIGHT && (k) < CHUNK_LEFT + CHUNK_RIGHT + CHUNK_L0))
-#define LOAD4(p) CAT(convert_, CAT(ACC_NAME, 4))(*(__global const CAT(SRC_NAME, 4) *)(p))
 /* A column of equal taps likewise, from sums of chunks of PY rows, in the
  * room the rows' chunk sums took: output k of a work-item adds its own
  * rows from the k-th, COL_MID chunk sums below them and the next
@@ -401,7 +400,7 @@ inline void chunk_ends(__global const src_t *row, int v0, acc_t *win)
 #pragma unroll
     for (int k = 0; k < WIN_LEN; k += 4)
         if (CHUNK_END_BLOCK(k))
-            vstore4(LOAD4(row + v0 - WIN_PAD + k), 0, win + k);
+            vstore4(LOAD_ALIGNED4(row + v0 - WIN_PAD + k), 0, win + k);
 }
 
 /* Those values' windows, from their ends and the chunk sums `cs` from the
@@ -480,7 +479,7 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
 #pragma unroll
             for (int m = 0; m < CHUNK_TRIPS; m++) {
                 int c = lx + m * TILE_W;
-                accv_t v = LOAD4(in + clamp(q_first + c, 0, last) * VEC);
+                accv_t v = LOAD_ALIGNED4(in + clamp(q_first + c, 0, last) * VEC);
                 if (c < CHUNKS_A_ROW)
                     cs[c] = (v.s0 + v.s1) + (v.s2 + v.s3);
             }
