@@ -389,9 +389,17 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
  * registers rather than read twice, 80 registers to 64, 0.95-1.05x). */
 #define COL_MID (FH / PY - 1)
 #define COL_REST (FH % PY)
-#define CHUNK_COL                                                              \
-    (EQUAL_COL && COL_MID >= 1 &&                                              \
-     (TILE_H + COL_MID) * TILE_W * VEC <= 2 * TILE_H * CHUNK_STRIDE)
+#define CHUNK_COL (EQUAL_COL && COL_MID >= 1)
+/* The room of the rows' CHUNK_BUFS buffers of chunk sums, or of the
+ * columns' if larger, in vectors (src/plan.c's chunk_bytes()): two
+ * buffers, one barrier a trip, where they fit beside the tile, else one
+ * and two barriers (NVIDIA, 8K and 4K, one against two: f32 gray box
+ * r23-r36 0.91-1.01x; where two do not fit, r37-r39, against the
+ * multiply-adds 1.37-1.63x). */
+#define CHUNK_ROW_ROOM (CHUNK_BUFS * TILE_H * CHUNK_STRIDE)
+#define CHUNK_COL_ROOM (CHUNK_COL ? (TILE_H + COL_MID) * TILE_W * VEC : 0)
+#define CHUNK_ROOM                                                             \
+    (((CHUNK_ROW_ROOM > CHUNK_COL_ROOM ? CHUNK_ROW_ROOM : CHUNK_COL_ROOM) + VEC - 1) / VEC)
 
 /* The two ends of the windows of the VEC values from v0 of a row whose
  * window fits (window_fits()), into win as window_taps() places them. */
@@ -464,26 +472,30 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
 #if EQUAL_ROW == 2
     /* A trip of TILE_H rows at a time: the chunk sums of its rows (every
      * work-item, where rows are aligned as window_fits() wants them) into
-     * one of two buffers, then the windows; one barrier a trip. */
-    __local acc_t chunk_sums[2][TILE_H * CHUNK_STRIDE];
+     * a buffer, then the windows. */
+    __local accv_t chunk_room[CHUNK_ROOM];
     int q_first = (int)get_group_id(0) * TILE_W - CHUNK_K + 1, last = rowlen / VEC - 1;
     bool aligned = window_fits(src, rowlen, WIN_PAD), fits = window_fits(src, rowlen, v0);
     for (int n = 0; n < ROW_TRIPS; n++) {
         int t = min(ly + n * TILE_H, TILE_ROWS - 1), sy = border_index(y0 - RY + t, height);
         __global const src_t *in = src + (size_t)max(sy, 0) * rowlen;
-        __local acc_t *cs = chunk_sums[n % 2] + ly * CHUNK_STRIDE;
-        acc_t win[WIN_LEN];
+        __local acc_t *cs =
+            (__local acc_t *)chunk_room + (n % CHUNK_BUFS * TILE_H + ly) * CHUNK_STRIDE;
+        acc_t win[WIN_LEN], sums[CHUNK_TRIPS];
         if (fits)
             chunk_ends(in, v0, win);
-        if (aligned) {
 #pragma unroll
-            for (int m = 0; m < CHUNK_TRIPS; m++) {
-                int c = lx + m * TILE_W;
-                accv_t v = LOAD_ALIGNED4(in + clamp(q_first + c, 0, last) * VEC);
-                if (c < CHUNKS_A_ROW)
-                    cs[c] = (v.s0 + v.s1) + (v.s2 + v.s3);
-            }
+        for (int m = 0; m < CHUNK_TRIPS; m++) {
+            accv_t v = aligned ? LOAD_ALIGNED4(in + clamp(q_first + lx + m * TILE_W, 0, last) * VEC)
+                               : 0;
+            sums[m] = (v.s0 + v.s1) + (v.s2 + v.s3);
         }
+        if (CHUNK_BUFS == 1 && n > 0) /* the trip before has read the buffer */
+            barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+        for (int m = 0; m < CHUNK_TRIPS; m++)
+            if (aligned && lx + m * TILE_W < CHUNKS_A_ROW)
+                cs[lx + m * TILE_W] = sums[m];
         barrier(CLK_LOCAL_MEM_FENCE);
         if (fits && ly + n * TILE_H < TILE_ROWS)
             HOR_SET(t * TILE_W + lx,
@@ -519,7 +531,7 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
     {
         /* Every work-item sums its own PY rows, and the first COL_MID of a
          * column the chunks below the tile's last output row too. */
-        __local accv_t *col_sums = (__local accv_t *)chunk_sums;
+        __local accv_t *col_sums = chunk_room;
         accv_t s = HOR_GET(r0 * TILE_W + lx), extra = 0;
 #pragma unroll
         for (int t = 1; t < PY; t++)

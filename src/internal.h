@@ -147,6 +147,8 @@ typedef struct {
     int equal_row, equal_col; /* separable tiles: a pass whose taps are all equal
                                  adds values, then weighs the sums; rows 2: from
                                  the sums of chunks (cl/separable.cl) */
+    int chunk_bufs;        /* their buffers: 2 where they fit, else 1 */
+    cl_ulong local_mem;    /* what GPU shapes plan within (oclconv__plan) */
 } oclconv__job;
 
 /* How a two-pass path runs: through a scratch image, or fused down bands

@@ -43,14 +43,14 @@ struct walk_blocks {
     int outs, cols, rows;
 };
 
-static struct walk_blocks walk_blocks(const oclconv_context *ctx, const oclconv__job *job)
+static struct walk_blocks walk_blocks(const oclconv__job *job)
 {
     struct walk_blocks w = {0, 0, 0};
     size_t seg = OCLCONV_BOX_SEGMENT, a = oclconv__acc_size(job), most = OCLCONV_WALK_MOST * seg;
-    if (job->cpu_shapes || ctx->facts.local_mem < 1024 + seg * a)
+    if (job->cpu_shapes || job->local_mem < 1024 + seg * a)
         return w;
-    if (most * a + 1024 > ctx->facts.local_mem)
-        most = (ctx->facts.local_mem - 1024) / a;
+    if (most * a + 1024 > job->local_mem)
+        most = (job->local_mem - 1024) / a;
     size_t cn = (size_t)job->src->channels, fw = (size_t)job->filter->width;
     size_t fh = (size_t)job->filter->height;
     for (size_t k = 2; k >= 1 && !w.outs; k--)
@@ -87,7 +87,7 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
     int tiles = job->fused == OCLCONV_FUSED_TILES, line = job->tile[0];
     struct walk_blocks walk = {0, 0, 0};
     if (walks)
-        walk = walk_blocks(ctx, job);
+        walk = walk_blocks(job);
     used += (size_t)snprintf(options + used, sizeof options - used,
                              " -DSUM_INT=%d -DNARROW_ROWS=%d -DBAND=%d -DSEGMENT=%d "
                              "-DWALK_BAND=%d -DWALK_MOST=%d%s",

@@ -245,7 +245,7 @@ static oclconv_status box_ok(oclconv_context *ctx, const oclconv__job *job)
                   (job->src->type == OCLCONV_F32 ? sizeof(double) : sizeof(cl_uint));
     if (!job->cpu_shapes && (ctx->facts.max_work_group < OCLCONV_BOX_SEGMENT ||
                              ctx->facts.max_work_item[0] < OCLCONV_BOX_SEGMENT ||
-                             ctx->facts.local_mem < sums))
+                             job->local_mem < sums))
         return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
                              "the box path's row pass needs work-groups of %d and %zu bytes of "
                              "local memory", OCLCONV_BOX_SEGMENT, sums);
@@ -343,20 +343,24 @@ static int taps_fit(const oclconv_context *ctx, const oclconv__job *job, size_t 
     return n * oclconv__acc_size(job) + 128 <= ctx->facts.max_param;
 }
 
-/* The local memory a tile w by h work-items takes to add its row of
- * equal taps from the sums of chunks of a work-item's values
- * (cl/separable.cl, EQUAL_ROW 2), where it does: gray float rows in float
- * from r15 (from r9 to r13 it measured 0.92-1.08x, and for two channels,
- * chunks of two pixels, 0.93-1.15x at r9-r15); else 0. */
-static size_t chunk_bytes(const oclconv__job *job, size_t w, size_t h)
+/* The local memory a tile w by h work-items, each going down `band` rows,
+ * takes to add its row of equal taps from the sums of chunks of a
+ * work-item's values in `bufs` buffers (cl/separable.cl, EQUAL_ROW 2,
+ * CHUNK_ROOM), where it does: gray float rows in float from r15 (from r9
+ * to r13 it measured 0.92-1.08x, and for two channels, chunks of two
+ * pixels, 0.93-1.15x at r9-r15); else 0.  The room is the columns' where
+ * theirs, of band rows each, is larger. */
+static size_t chunk_bytes(const oclconv__job *job, size_t w, size_t h, size_t band, size_t bufs)
 {
     const oclconv_filter *f = job->filter;
     size_t k = (size_t)(f->width / 2 + 1) / 4;
     if (!taps_equal(f->row, f->width) || job->src->type != OCLCONV_F32 ||
         job->src->channels != 1 || job->acc_double || job->vec != 4 || f->width < 31)
         return 0;
-    size_t trips = (w + 2 * k - 2 + w - 1) / w; /* cl/separable.cl's CHUNK_STRIDE */
-    return 2 * h * (trips | 1) * w * sizeof(cl_float);
+    size_t trips = (w + 2 * k - 2 + w - 1) / w, rows = bufs * h * (trips | 1) * w, cols = 0;
+    if (taps_equal(f->col, f->height) && (size_t)f->height >= 2 * band)
+        cols = (h + (size_t)f->height / band - 1) * w * 4;
+    return (rows > cols ? rows : cols) * sizeof(cl_float);
 }
 
 /* GPUs: separable passes fused over tiles of OCLCONV_TILE_ITEMS
@@ -427,9 +431,13 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
             continue;
         for (size_t band = 8; band >= 1; band /= 2) {
             size_t bytes = (h * band + halo) * row_bytes + 1024;
-            if (bytes > ctx->facts.local_mem)
+            if (bytes > job->local_mem)
                 continue;
-            size_t chunks = equal_row ? 0 : chunk_bytes(job, w, h);
+            /* Chunk sums in two buffers where they fit, else in one. */
+            int bufs = 2;
+            while (bufs && (equal_row || !chunk_bytes(job, w, h, band, (size_t)bufs) ||
+                            bytes + chunk_bytes(job, w, h, band, (size_t)bufs) > job->local_mem))
+                bufs--;
             double extra = (double)halo / (double)(h * band);
             if (extra <= (vec == 8 ? 0.36 : 0.45) && extra < fewest) {
                 fewest = extra;
@@ -437,9 +445,8 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
                 job->taps_by_value = 1;
                 job->vec = vec;
                 job->band = (int)band;
-                job->equal_row = equal_row                                            ? 1
-                                 : chunks && bytes + chunks <= ctx->facts.local_mem ? 2
-                                                                                    : 0;
+                job->equal_row = equal_row ? 1 : bufs ? 2 : 0;
+                job->chunk_bufs = bufs;
                 job->equal_col = equal_col && f->height >= (int)band;
                 job->local[0] = (int)w;
                 job->local[1] = (int)h;
@@ -468,7 +475,7 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
  * RGBA8 r15 1.04-1.14x, r31 1.06-1.10x; u8 gray r15 1.10-1.16x, r31
  * 1.18-1.31x; f32 gray r47 1.09-1.11x, r127 0.98-1.23x; RGBA8 r7 keeps
  * 16; bands of 8, 32, 64, 128 and 256 rows measured slower). */
-static void plan_box_tiles(const oclconv_context *ctx, oclconv__job *job)
+static void plan_box_tiles(oclconv__job *job)
 {
     const size_t seg = OCLCONV_BOX_SEGMENT;
     int cn = job->src->channels;
@@ -482,7 +489,7 @@ static void plan_box_tiles(const oclconv_context *ctx, oclconv__job *job)
         for (size_t ch = 1; ch <= 8; ch *= 2) {
             size_t bytes = (ch * (line + seg / ch) + 2 * seg) * px;
             size_t rank = (ch < 4 ? ch : 4) << 20 | line << 4 | ch;
-            if (2 * fw > line || bytes + 1024 > ctx->facts.local_mem || rank <= best)
+            if (2 * fw > line || bytes + 1024 > job->local_mem || rank <= best)
                 continue;
             best = rank;
             job->tile[0] = (int)line;
@@ -508,6 +515,12 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
     if (s != OCLCONV_OK)
         return s;
     int cpu = job->cpu_shapes;
+    /* GPU shapes on a CPU device (OCLCONV_TUNE=gpu) plan within the 48 KB
+     * of local memory GPUs commonly lend a work-group, as they would run
+     * on one, not within a CPU's far larger emulated room. */
+    job->local_mem = ctx->facts.local_mem;
+    if (!cpu && (ctx->facts.type & CL_DEVICE_TYPE_CPU) && job->local_mem > 49152)
+        job->local_mem = 49152;
     /* CPUs want one wide vector of values a work-item and work-groups of
      * one row of 16 (256 values side by side, so a group walks its rows
      * along whole cache lines: 1.6-1.8x the 4x16 groups on PoCL); GPUs a
@@ -547,7 +560,7 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
     } else if (job->method == OCLCONV_METHOD_SEPARABLE) {
         plan_tiles(ctx, job);
     } else if (job->method == OCLCONV_METHOD_BOX) {
-        plan_box_tiles(ctx, job);
+        plan_box_tiles(job);
     } else if (job->method == OCLCONV_METHOD_BUFFER) {
         /* Taps by value (see cl/separable.cl's tiles), measured on NVIDIA's
          * OpenCL, 8K and 4K: RGBA8 r2 1.11-1.16x, f32 r3 1.09-1.29x, r1
@@ -602,6 +615,10 @@ static int one_fold(const oclconv__job *job)
            job->filter->height / 2 <= job->src->height - edge;
 }
 
+/* The build options every kernel shares.  -w: a device compiler's warnings
+ * (PoCL's on vectors wider than the CPU's registers, on loops it does not
+ * unroll) would go to the application's standard error; a failed build's
+ * log still comes back in the error message. */
 void oclconv__common_options(oclconv_context *ctx, const oclconv__job *job, char *buf, size_t size)
 {
     size_t weight_bytes = (size_t)job->filter->width * (size_t)job->filter->height *
@@ -609,7 +626,7 @@ void oclconv__common_options(oclconv_context *ctx, const oclconv__job *job, char
     snprintf(buf, size,
              "-DSRC_TYPE=%d -DDST_TYPE=%d -DCN=%d -DBORDER=%d -DRX=%d -DRY=%d -DACC_DOUBLE=%d "
              "-DWEIGHTS_GLOBAL=%d -DVEC=%d -DROW_WINDOW=%d -DSAT_CONVERT=%d -DTAPS_BY_VALUE=%d "
-             "-DONE_FOLD=%d",
+             "-DONE_FOLD=%d -w",
              type_id(job->src->type), type_id(job->dst->type), job->src->channels,
              (int)job->opt.border, job->filter->width / 2, job->filter->height / 2,
              job->acc_double, weight_bytes > ctx->facts.max_constant, job->vec,

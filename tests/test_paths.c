@@ -374,10 +374,13 @@ static void separable_boxes(oclconv_context *ctx, uint64_t *rng)
  * of 2 PY taps or more, from sums of chunks (cl/separable.cl, EQUAL_ROW 2;
  * rows r15-r18 end their windows 3 to 6 values past the chunks, columns
  * 1 to 7 rows), every border, float and 8-bit results, on rows that fit
- * the aligned windows and rows that do not, in one tile and several. */
+ * the aligned windows and rows that do not, in one tile and several.  In
+ * a GPU's 48 KB, r37 and r39 keep their chunk sums in one buffer, not two
+ * (r37 in the columns' room, r39 in the rows'). */
 static void chunked_boxes(oclconv_context *ctx, uint64_t *rng)
 {
-    static const int radii[][2] = {{15, 15}, {16, 4}, {17, 12}, {18, 8}, {31, 31}};
+    static const int radii[][2] = {{15, 15}, {16, 4}, {17, 12}, {18, 8}, {31, 31}, {37, 37},
+                                   {39, 30}};
     static const int box_sizes[][2] = {{260, 70}, {67, 9}};
     long cases = 0;
     for (int r = 0; r < (int)(sizeof radii / sizeof *radii); r++)

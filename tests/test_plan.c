@@ -26,9 +26,9 @@ static oclconv_context fake_device(void)
     return ctx;
 }
 
-/* Whether the planner sums this job in double. */
-static int plans_double(oclconv_context *ctx, const oclconv_filter *f, oclconv_type src_type,
-                        oclconv_type dst_type, oclconv_method method, oclconv_border border)
+/* The planner's job for a 64x64 image. */
+static oclconv__job plan_of(oclconv_context *ctx, const oclconv_filter *f, oclconv_type src_type,
+                            oclconv_type dst_type, oclconv_method method, oclconv_border border)
 {
     static unsigned char pixels[64 * 64 * 4 * 4];
     oclconv_image src = {pixels, 64, 64, 1, src_type, 0};
@@ -44,7 +44,14 @@ static int plans_double(oclconv_context *ctx, const oclconv_filter *f, oclconv_t
     oclconv_status s = oclconv__plan(ctx, &job);
     if (s != OCLCONV_OK)
         TEST_FAIL_("plan: %s: %s", oclconv_strerror(s), oclconv_errmsg(ctx));
-    return job.acc_double;
+    return job;
+}
+
+/* Whether the planner sums this job in double. */
+static int plans_double(oclconv_context *ctx, const oclconv_filter *f, oclconv_type src_type,
+                        oclconv_type dst_type, oclconv_method method, oclconv_border border)
+{
+    return plan_of(ctx, f, src_type, dst_type, method, border).acc_double;
 }
 
 /* The roundings of an in-order float sum over taps a .. b - 1 of w, in
@@ -178,6 +185,42 @@ static void two_d(oclconv_context *ctx, uint64_t *rng)
     }
 }
 
+/* The chunk sums of a gray float box's GPU tiles (cl/separable.cl,
+ * EQUAL_ROW 2) in the room beside the tile: in a GPU's 48 KB, two buffers
+ * through r36, one through r39, none past it; two at r37 with 64 KB; and
+ * GPU shapes on a CPU device (OCLCONV_TUNE=gpu) plan as in 48 KB, not in
+ * the CPU's far larger room. */
+static void chunk_buffers(void)
+{
+    static const struct {
+        cl_device_type type;
+        cl_ulong local_mem;
+        int r, bufs;
+    } cases[] = {
+        {CL_DEVICE_TYPE_GPU, 49152, 36, 2}, {CL_DEVICE_TYPE_GPU, 49152, 37, 1},
+        {CL_DEVICE_TYPE_GPU, 49152, 39, 1}, {CL_DEVICE_TYPE_GPU, 49152, 40, 0},
+        {CL_DEVICE_TYPE_GPU, 65536, 37, 2}, {CL_DEVICE_TYPE_CPU, 524288, 37, 1},
+    };
+    setenv("OCLCONV_TUNE", "gpu", 1);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        oclconv_context ctx = fake_device();
+        ctx.facts.type = cases[i].type;
+        ctx.facts.local_mem = cases[i].local_mem;
+        oclconv_filter *f;
+        ASSERT_OK(NULL, oclconv_filter_box(cases[i].r, cases[i].r, &f));
+        oclconv__job job = plan_of(&ctx, f, OCLCONV_F32, OCLCONV_F32, OCLCONV_METHOD_SEPARABLE,
+                                   OCLCONV_BORDER_CLAMP);
+        if (job.fused != OCLCONV_FUSED_TILES || job.chunk_bufs != cases[i].bufs ||
+            job.equal_row != (cases[i].bufs ? 2 : 0))
+            TEST_FAIL_("f32 box r%d in %llu bytes: tiles %d, rows %d, %d buffers, not %d",
+                       cases[i].r, (unsigned long long)cases[i].local_mem, job.fused,
+                       job.equal_row, job.chunk_bufs, cases[i].bufs);
+        oclconv_filter_destroy(f);
+        free(ctx.errmsg);
+    }
+    unsetenv("OCLCONV_TUNE");
+}
+
 int main(void)
 {
     oclconv_context ctx = fake_device();
@@ -185,6 +228,7 @@ int main(void)
     separable_gaussians(&ctx);
     separable_boxes(&ctx);
     two_d(&ctx, &rng);
+    chunk_buffers();
     free(ctx.errmsg);
     return test_exit();
 }
