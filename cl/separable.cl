@@ -373,6 +373,14 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
 #define CHUNK_RIGHT (CHUNK_L0 + (2 * CHUNK_K - 1) * VEC) /* the right end's first */
 #define CHUNKS_A_ROW (TILE_W + 2 * CHUNK_K - 2)
 #define CHUNK_TRIPS ((CHUNKS_A_ROW + TILE_W - 1) / TILE_W)
+/* Where the trips have room for a chunk more on each side, a work-item's
+ * loads start a chunk earlier: its first is then its windows' left end's
+ * chunk, and where 2 CHUNK_K is a multiple of TILE_W its last the right
+ * end's, so those need no load of their own (NVIDIA, 8K / 4K, f32 gray box
+ * r23-r27 1.08-1.14x / 1.05-1.10x, r31 1.07-1.12x / 0.99-1.08x, r39
+ * 1.09-1.13x / 1.06-1.13x; r15-r19 level). */
+#define CHUNK_SHIFT (CHUNKS_A_ROW + 2 <= CHUNK_TRIPS * TILE_W)
+#define CHUNK_RIGHT_LOADED (CHUNK_SHIFT && 2 * CHUNK_K % TILE_W == 0)
 /* Rows of chunk sums an odd number of TILE_W apart, so that the rows of a
  * warp meet different banks. */
 #define CHUNK_STRIDE ((CHUNK_TRIPS | 1) * TILE_W)
@@ -402,13 +410,18 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
     (((CHUNK_ROW_ROOM > CHUNK_COL_ROOM ? CHUNK_ROW_ROOM : CHUNK_COL_ROOM) + VEC - 1) / VEC)
 
 /* The two ends of the windows of the VEC values from v0 of a row whose
- * window fits (window_fits()), into win as window_taps() places them. */
-inline void chunk_ends(__global const src_t *row, int v0, acc_t *win)
+ * window fits (window_fits()), into win as window_taps() places them; the
+ * chunks the work-item loaded, `loaded`, hold some (CHUNK_SHIFT). */
+inline void chunk_ends(__global const src_t *row, int v0, const accv_t *loaded, acc_t *win)
 {
 #pragma unroll
     for (int k = 0; k < WIN_LEN; k += 4)
         if (CHUNK_END_BLOCK(k))
-            vstore4(LOAD_ALIGNED4(row + v0 - WIN_PAD + k), 0, win + k);
+            vstore4(CHUNK_SHIFT && k == WIN_PAD - CHUNK_K * VEC ? loaded[0]
+                    : CHUNK_RIGHT_LOADED && k == WIN_PAD + CHUNK_K * VEC
+                        ? loaded[CHUNK_TRIPS - 1]
+                        : LOAD_ALIGNED4(row + v0 - WIN_PAD + k),
+                    0, win + k);
 }
 
 /* Those values' windows, from their ends and the chunk sums `cs` from the
@@ -474,32 +487,33 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
      * work-item, where rows are aligned as window_fits() wants them) into
      * a buffer, then the windows. */
     __local accv_t chunk_room[CHUNK_ROOM];
-    int q_first = (int)get_group_id(0) * TILE_W - CHUNK_K + 1, last = rowlen / VEC - 1;
+    int q_first = (int)get_group_id(0) * TILE_W - CHUNK_K + 1 - CHUNK_SHIFT;
+    int last = rowlen / VEC - 1;
     bool aligned = window_fits(src, rowlen, WIN_PAD), fits = window_fits(src, rowlen, v0);
     for (int n = 0; n < ROW_TRIPS; n++) {
         int t = min(ly + n * TILE_H, TILE_ROWS - 1), sy = border_index(y0 - RY + t, height);
         __global const src_t *in = src + (size_t)max(sy, 0) * rowlen;
         __local acc_t *cs =
             (__local acc_t *)chunk_room + (n % CHUNK_BUFS * TILE_H + ly) * CHUNK_STRIDE;
-        acc_t win[WIN_LEN], sums[CHUNK_TRIPS];
-        if (fits)
-            chunk_ends(in, v0, win);
+        acc_t win[WIN_LEN];
+        accv_t loaded[CHUNK_TRIPS];
 #pragma unroll
-        for (int m = 0; m < CHUNK_TRIPS; m++) {
-            accv_t v = aligned ? LOAD_ALIGNED4(in + clamp(q_first + lx + m * TILE_W, 0, last) * VEC)
-                               : 0;
-            sums[m] = (v.s0 + v.s1) + (v.s2 + v.s3);
-        }
+        for (int m = 0; m < CHUNK_TRIPS; m++)
+            loaded[m] = aligned ? LOAD_ALIGNED4(in + clamp(q_first + lx + m * TILE_W, 0, last) * VEC)
+                                : 0;
+        if (fits)
+            chunk_ends(in, v0, loaded, win);
         if (CHUNK_BUFS == 1 && n > 0) /* the trip before has read the buffer */
             barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
         for (int m = 0; m < CHUNK_TRIPS; m++)
-            if (aligned && lx + m * TILE_W < CHUNKS_A_ROW)
-                cs[lx + m * TILE_W] = sums[m];
+            if (aligned && lx + m * TILE_W < CHUNKS_A_ROW + 2 * CHUNK_SHIFT)
+                cs[lx + m * TILE_W] =
+                    (loaded[m].s0 + loaded[m].s1) + (loaded[m].s2 + loaded[m].s3);
         barrier(CLK_LOCAL_MEM_FENCE);
         if (fits && ly + n * TILE_H < TILE_ROWS)
-            HOR_SET(t * TILE_W + lx,
-                    IS_PIXEL(sy) ? chunk_window(win, cs + lx, row) : (accv_t)outside_row);
+            HOR_SET(t * TILE_W + lx, IS_PIXEL(sy) ? chunk_window(win, cs + lx + CHUNK_SHIFT, row)
+                                                  : (accv_t)outside_row);
     }
     if (fits) {
 #else
