@@ -123,7 +123,8 @@ typedef enum {
  * separable, box) overrides AUTO in options that leave the method at AUTO.
  * Kernel shapes (vector widths, fused bands or local-memory tiles) follow
  * the device type; OCLCONV_TUNE=cpu or gpu plans them as for that kind of
- * device instead (any other value is OCLCONV_E_INVALID_ARG). */
+ * device instead (any other value is OCLCONV_E_INVALID_ARG), GPU shapes on
+ * a CPU device within a GPU's usual 48 KB of local memory. */
 typedef enum {
     OCLCONV_METHOD_AUTO,
     OCLCONV_METHOD_BUFFER,    /* global memory, several values a work-item */
