@@ -403,7 +403,7 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
  * buffers, one barrier a trip, where they fit beside the tile, else one
  * and two barriers (NVIDIA, 8K and 4K, one against two: f32 gray box
  * r23-r36 0.91-1.01x; where two do not fit, r37-r39, against the
- * multiply-adds 1.37-1.63x). */
+ * multiply-adds 1.26-1.58x). */
 #define CHUNK_ROW_ROOM (CHUNK_BUFS * TILE_H * CHUNK_STRIDE)
 #define CHUNK_COL_ROOM (CHUNK_COL ? (TILE_H + COL_MID) * TILE_W * VEC : 0)
 #define CHUNK_ROOM                                                             \

@@ -162,6 +162,9 @@ typedef struct {
  * floats' room. */
 #define OCLCONV_TILE_ITEMS 256
 #define OCLCONV_ROW_WINDOW 256
+/* The local memory GPU shapes plan within on a CPU device: what NVIDIA's
+ * OpenCL, and most GPUs', lend a work-group. */
+#define OCLCONV_GPU_LOCAL_MEM 49152
 /* Two separable passes through scratch (cl/separable.cl): pixels of a row
  * a work-item makes in the row pass, rows in the column pass. */
 #ifndef OCLCONV_SLIDE_X

@@ -515,12 +515,12 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
     if (s != OCLCONV_OK)
         return s;
     int cpu = job->cpu_shapes;
-    /* GPU shapes on a CPU device (OCLCONV_TUNE=gpu) plan within the 48 KB
-     * of local memory GPUs commonly lend a work-group, as they would run
-     * on one, not within a CPU's far larger emulated room. */
+    /* GPU shapes on a CPU device (OCLCONV_TUNE=gpu) plan within the local
+     * memory GPUs commonly lend a work-group, as they would run on one,
+     * not within a CPU's far larger emulated room. */
     job->local_mem = ctx->facts.local_mem;
-    if (!cpu && (ctx->facts.type & CL_DEVICE_TYPE_CPU) && job->local_mem > 49152)
-        job->local_mem = 49152;
+    if (!cpu && (ctx->facts.type & CL_DEVICE_TYPE_CPU) && job->local_mem > OCLCONV_GPU_LOCAL_MEM)
+        job->local_mem = OCLCONV_GPU_LOCAL_MEM;
     /* CPUs want one wide vector of values a work-item and work-groups of
      * one row of 16 (256 values side by side, so a group walks its rows
      * along whole cache lines: 1.6-1.8x the 4x16 groups on PoCL); GPUs a
