@@ -578,13 +578,12 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
 #endif
     if (v0 >= rowlen || y0 + r0 >= height)
         return;
-#if CHUNK_COL
-    for (int k = 0; k < PY; k++)
-        sum[k] *= col[0];
-#elif EQUAL_COL
+#if EQUAL_COL
+#if !CHUNK_COL
 #define TILE_ROW(t) accv_t v = HOR_GET((r0 + (t)) * TILE_W + lx)
     EQUAL_SUMS(PY, FH, accv_t, sum, TILE_ROW);
 #undef TILE_ROW
+#endif
     for (int k = 0; k < PY; k++)
         sum[k] *= col[0];
 #else

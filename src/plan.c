@@ -363,6 +363,18 @@ static size_t chunk_bytes(const oclconv__job *job, size_t w, size_t h, size_t ba
     return (rows > cols ? rows : cols) * sizeof(cl_float);
 }
 
+/* The buffers of chunk sums that fit beside a tile taking `bytes`: two
+ * where they fit, else one, else 0 (and 0 where its rows take none). */
+static int chunk_buffers(const oclconv__job *job, size_t w, size_t h, size_t band, size_t bytes)
+{
+    for (int bufs = 2; bufs >= 1; bufs--) {
+        size_t chunks = chunk_bytes(job, w, h, band, (size_t)bufs);
+        if (chunks && bytes + chunks <= job->local_mem)
+            return bufs;
+    }
+    return 0;
+}
+
 /* GPUs: separable passes fused over tiles of OCLCONV_TILE_ITEMS
  * work-items, each going down `band` rows (at most 8, the most that fit
  * local memory), the tile's row pass in local memory: 2 RY rows more than
@@ -433,11 +445,7 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
             size_t bytes = (h * band + halo) * row_bytes + 1024;
             if (bytes > job->local_mem)
                 continue;
-            /* Chunk sums in two buffers where they fit, else in one. */
-            int bufs = 2;
-            while (bufs && (equal_row || !chunk_bytes(job, w, h, band, (size_t)bufs) ||
-                            bytes + chunk_bytes(job, w, h, band, (size_t)bufs) > job->local_mem))
-                bufs--;
+            int bufs = equal_row ? 0 : chunk_buffers(job, w, h, band, bytes);
             double extra = (double)halo / (double)(h * band);
             if (extra <= (vec == 8 ? 0.36 : 0.45) && extra < fewest) {
                 fewest = extra;
