@@ -366,8 +366,9 @@ void box_tile(__global const src_t *src, __global dst_t *dst, int width, int hei
                     v[m] += e - l;
             }
 #else
-            /* Double sums keep their loads behind the branch: in flight
-             * together, their registers cost f32 gray r47-r127 0.83-0.95x. */
+            /* Double sums keep the loop as it was: with the loads
+             * unconditional (unrolled or not), or behind a branch around
+             * the code above, f32 gray r47-r127 ran 0.82-0.97x. */
             if (yk > y0 && yk < y_end) {
                 int enter = border_index(yk + RY, height);
                 int leave = border_index(yk - RY - 1, height);
@@ -398,7 +399,7 @@ void box_tile(__global const src_t *src, __global dst_t *dst, int width, int hei
          * The last step leaves the sum of the runs before each, so that
          * a prefix adds one total, with no test of whether any run comes
          * before it (with the window found once, below: NVIDIA, 8K and 4K,
-         * RGBA8 r7 1.04-1.08x, f32 gray r47-r127 level). */
+         * RGBA8 r7 1.04-1.08x / 1.01-1.04x, f32 gray r47-r127 level). */
         int from = 0;
         for (int d = 1; d < RUNS; d *= 2) {
             if (r >= d)
