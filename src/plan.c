@@ -289,10 +289,11 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
  * emulated there and far slower).  On GPUs, measured on NVIDIA's OpenCL
  * (4K and 8K): the separable tiles' cost grows with the taps and the
  * one-pass running sums' does not.  The sums win for 8-bit images from 7
- * taps with 4 channels (since their rows' loads went in flight together,
- * 8K / 4K: RGBA8 r3 1.16-1.19x / 0.98-1.02x, r4 1.23-1.29x /
- * 1.03-1.06x; r2 0.96-1.04x / 0.88-0.92x), 11 with 3 (RGB8 r5 1.26x),
- * 13 with 2 (r6 1.14-1.23x, r5 0.94x at 8K) and 27 in gray (r13
+ * taps with 3 or 4 channels (since their rows' loads went in flight
+ * together, 8K / 4K: RGBA8 r3 1.16-1.19x / 0.98-1.02x, r4 1.23-1.29x /
+ * 1.03-1.06x; r2 0.96-1.04x / 0.88-0.92x; RGB8 r3 1.03-1.09x /
+ * 0.98-1.03x, r4 1.12-1.16x / 1.12-1.14x, r2 0.78-0.84x), 11 with 2
+ * (r5 1.05-1.09x / 1.06-1.08x, r4 0.93-0.98x / 0.95-0.98x) and 27 in gray (r13
  * 1.06x / 1.10-1.12x; the tiles, which add a box's values rather than
  * multiply its taps, run r12 1.06-1.10x at 8K, level at 4K), for 16-bit
  * ones from 15 taps (measured before the 8-bit sums took two channels to a
@@ -314,7 +315,7 @@ static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
     const oclconv_filter *f = job->filter;
     int widest = f->width > f->height ? f->width : f->height;
     int cn = job->src->channels;
-    static const int u8_from[4] = {27, 13, 11, 7}, float_from[4] = {85, 57, 61, 45};
+    static const int u8_from[4] = {27, 11, 7, 7}, float_from[4] = {85, 57, 61, 45};
     int box_from = job->src->type == OCLCONV_U8 ? u8_from[cn - 1]
                    : job->sum_int              ? 15
                                                : float_from[cn - 1];
