@@ -299,13 +299,18 @@ inline line_px_t packed_pixel(__global const src_t *p)
 #if CN == 3
     uchar3 b = vload3(0, p);
     return (uint2)(b.x | (uint)b.z << 16, (uint)b.y);
-#else
-    CAT(uchar, CN) b = *(__global const CAT(uchar, CN) *)p;
-#if CN == 4
+#elif CN == 4 && defined(__ENDIAN_LITTLE__)
+    /* The pixel as one word, split by two masks, where NVIDIA's compiler
+     * made the byte moves below six instructions (8K / 4K: RGBA8 r3
+     * 1.00-1.05x / 1.07-1.11x, r7 1.01-1.08x / 1.06-1.07x). */
+    uint w = *(__global const uint *)p;
+    return (uint2)(w & 0x00ff00ffu, (w >> 8) & 0x00ff00ffu);
+#elif CN == 4
+    uchar4 b = *(__global const uchar4 *)p;
     return (uint2)(b.x | (uint)b.z << 16, b.y | (uint)b.w << 16);
 #else
+    uchar2 b = *(__global const uchar2 *)p;
     return b.x | (uint)b.y << 16;
-#endif
 #endif
 }
 #define LOAD_LINE_PX(p) packed_pixel(p)
