@@ -289,8 +289,8 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
  * emulated there and far slower).  On GPUs, measured on NVIDIA's OpenCL
  * (4K and 8K): the separable tiles' cost grows with the taps and the
  * one-pass running sums' does not.  The sums win for 8-bit images from 7
- * taps with 3 or 4 channels (since their rows' loads went in flight
- * together, 8K / 4K: RGBA8 r3 1.16-1.19x / 0.98-1.02x, r4 1.23-1.29x /
+ * taps with 3 or 4 channels (since their rows' loads and scan gained,
+ * 8K / 4K: RGBA8 r3 1.16-1.19x / 0.98-1.02x, r4 1.23-1.29x /
  * 1.03-1.06x; r2 0.96-1.04x / 0.88-0.92x; RGB8 r3 1.03-1.09x /
  * 0.98-1.03x, r4 1.12-1.16x / 1.12-1.14x, r2 0.78-0.84x), 11 with 2
  * (r5 1.05-1.09x / 1.06-1.08x, r4 0.93-0.98x / 0.95-0.98x) and 27 in gray (r13
