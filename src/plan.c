@@ -293,12 +293,12 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
  * 8K / 4K: RGBA8 r3 1.16-1.19x / 0.98-1.02x, r4 1.23-1.29x /
  * 1.03-1.06x; r2 0.96-1.04x / 0.88-0.92x; RGB8 r3 1.03-1.09x /
  * 0.98-1.03x, r4 1.12-1.16x / 1.12-1.14x, r2 0.78-0.84x), 11 with 2
- * (r5 1.05-1.09x / 1.06-1.08x, r4 0.93-0.98x / 0.95-0.98x) and 27 in gray (r13
- * 1.06x / 1.10-1.12x; the tiles, which add a box's values rather than
- * multiply its taps, run r12 1.06-1.10x at 8K, level at 4K), for 16-bit
- * ones from 15 taps (measured before the 8-bit sums took two channels to a
- * word),
- * and for float ones, whose sums are doubles and need the exactness check,
+ * (r5 1.05-1.09x / 1.06-1.08x, r4 0.93-0.98x / 0.95-0.98x) and 27 in
+ * gray (r13 1.06x / 1.10-1.12x; the tiles, which add a box's values
+ * rather than multiply its taps, run r12 1.06-1.10x at 8K, level at 4K),
+ * for 16-bit ones from 15 taps (measured before the 8-bit sums took two
+ * channels to a word), and for float ones, whose sums are doubles and
+ * need the exactness check,
  * where the tiles no longer win (8K and 4K, the tiles against the sums):
  * in gray from 85 taps (1.7-2x at r19, 1.5-1.8x at r23, r35 1.19-1.29x,
  * r40 1.06-1.21x, r41 0.95-1.13x; from r42 the tiles sum in double,
