@@ -296,9 +296,13 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
  * (r5 1.05-1.09x / 1.06-1.08x, r4 0.93-0.98x / 0.95-0.98x) and 27 in
  * gray (r13 1.06x / 1.10-1.12x; the tiles, which add a box's values
  * rather than multiply its taps, run r12 1.06-1.10x at 8K, level at 4K),
- * for 16-bit ones from 15 taps (measured before the 8-bit sums took two
- * channels to a word), and for float ones, whose sums are doubles and
- * need the exactness check,
+ * for 16-bit ones from 7 taps with 4 channels (RGBA r3 1.26-1.28x /
+ * 1.09-1.14x, r2 0.96-0.98x / 0.88-0.90x), 11 with 3 (r5 1.16-1.22x /
+ * 1.09-1.16x, r4 0.97-1.01x / 0.96-1.01x), 9 with 2 (r4 0.99-1.07x /
+ * 0.99-1.13x, r3 0.90-0.99x / 0.91-0.94x) and 25 in gray (r12
+ * 1.01-1.04x / 1.08-1.11x, r10 0.95-0.98x / 1.01-1.05x, r9 0.81-0.82x /
+ * 0.89-0.91x), and for float ones, whose sums are doubles and need the
+ * exactness check,
  * where the tiles no longer win (8K and 4K, the tiles against the sums):
  * in gray from 85 taps (1.7-2x at r19, 1.5-1.8x at r23, r35 1.19-1.29x,
  * r40 1.06-1.21x, r41 0.95-1.13x; from r42 the tiles sum in double,
@@ -315,10 +319,11 @@ static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
     const oclconv_filter *f = job->filter;
     int widest = f->width > f->height ? f->width : f->height;
     int cn = job->src->channels;
-    static const int u8_from[4] = {27, 11, 7, 7}, float_from[4] = {85, 57, 61, 45};
-    int box_from = job->src->type == OCLCONV_U8 ? u8_from[cn - 1]
-                   : job->sum_int              ? 15
-                                               : float_from[cn - 1];
+    static const int u8_from[4] = {27, 11, 7, 7}, u16_from[4] = {25, 9, 11, 7},
+                     float_from[4] = {85, 57, 61, 45};
+    int box_from = job->src->type == OCLCONV_U8    ? u8_from[cn - 1]
+                   : job->src->type == OCLCONV_U16 ? u16_from[cn - 1]
+                                                   : float_from[cn - 1];
     int box_pays = job->cpu_shapes || widest >= box_from;
     /* On CPUs a float image under at most 3x3 taps goes straight to the
      * buffer kernel: nothing to convert, and 1.4-2x the separable and box
@@ -473,7 +478,12 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
  * longest line with 4 rows or more at once, else the most rows (measured
  * on NVIDIA's OpenCL, 8K and 4K r31: RGBA8 lines of 512 by 4 rows 1.2x
  * those of 1024 by 2; f32 gray 1024 by 4 and u8 gray 1024 by 8 the best
- * of four shapes or within 8 % of it); none: two passes through scratch.
+ * of four shapes or within 8 % of it); integer sums take 8 rows rather
+ * than a line longer than 512 (two channels, lines of 512 by 8 against
+ * 1024 by 4, 8K / 4K: rg8 r9-r39 1.08-1.37x / 0.99-1.29x, 16-bit r15
+ * 1.12-1.20x / 0.94-1.03x, r31 1.25-1.33x / 1.02-1.09x; f32 gray, in
+ * double, r47-r63 0.98-1.08x, r95 0.91-0.99x, keeps 4 rows); none: two
+ * passes through scratch.
  * Lines stop at 2 SEGMENT columns where the filter's width takes at most
  * a thirty-second of them, for twice the work-groups (NVIDIA, 8K and 4K:
  * u8 gray r3-r7 1.07-1.11x, f32 gray r7 1.03-1.09x, 8-bit RGBA r7 with
@@ -499,7 +509,8 @@ static void plan_box_tiles(oclconv__job *job)
     for (size_t line = seg; line <= longest; line *= 2)
         for (size_t ch = 1; ch <= 8; ch *= 2) {
             size_t bytes = (ch * (line + seg / ch) + 2 * seg) * px;
-            size_t rank = (ch < 4 ? ch : 4) << 20 | line << 4 | ch;
+            size_t rows = job->sum_int && line >= 2 * seg ? 8 : 4;
+            size_t rank = (ch < rows ? ch : rows) << 20 | line << 4 | ch;
             if (2 * fw > line || bytes + 1024 > job->local_mem || rank <= best)
                 continue;
             best = rank;
