@@ -406,6 +406,40 @@ static void chunked_boxes(oclconv_context *ctx, uint64_t *rng)
     printf("chunked boxes: %ld cases\n", cases);
 }
 
+/* 8-bit RGBA Gaussians from r3, whose GPU tiles make their row pass in
+ * segments of 4 pixels a work-item, from r5 8, where a work-group's
+ * windows lie in rows of whole 16-byte chunks (cl/separable.cl,
+ * ROW_SEGMENTS): rows of 200 pixels, whose inner work-groups take them,
+ * and of 198, which no work-group does; every border, 8-bit and float
+ * results. */
+static void rgba_segments(oclconv_context *ctx, uint64_t *rng)
+{
+    static const int radii[][2] = {{3, 3}, {4, 6}, {5, 2}, {7, 7}, {11, 4}, {15, 15}};
+    static const int widths[] = {200, 198};
+    long cases = 0;
+    for (int r = 0; r < (int)(sizeof radii / sizeof *radii); r++)
+        for (int b = 0; b <= OCLCONV_BORDER_NORMALIZE; b++) {
+            oclconv_filter *f;
+            ASSERT_OK(NULL, oclconv_filter_gaussian(radii[r][0] / 3.0, radii[r][1] / 3.0,
+                                                    radii[r][0], radii[r][1], &f));
+            oclconv_options opt = options_for(OCLCONV_METHOD_SEPARABLE, (oclconv_border)b,
+                                              (float)rng_uniform(rng, 0, 255));
+            oclconv_type dst_type = (r + b) % 2 ? OCLCONV_U8 : OCLCONV_F32;
+            for (size_t w = 0; w < sizeof widths / sizeof *widths; w++) {
+                oclconv_image src = image_random(rng, widths[w], 45, 4, OCLCONV_U8, 0);
+                char label[160];
+                snprintf(label, sizeof label, "RGBA8 Gaussian %dx%d %s u8->%s %dx%d",
+                         2 * radii[r][0] + 1, 2 * radii[r][1] + 1, border_name(opt.border),
+                         type_name(dst_type), src.width, src.height);
+                check_one(ctx, &src, dst_type, 0, f, &opt, label);
+                image_free(&src);
+                cases++;
+            }
+            oclconv_filter_destroy(f);
+        }
+    printf("RGBA8 row segments: %ld cases\n", cases);
+}
+
 /* Images larger than a GPU work-group's share in one direction:
  *  - boxes wider than a line of 1024 columns and taller than a band of 32
  *    rows: lines, bands and the rows scanned at once meet inside the
@@ -788,14 +822,15 @@ static void path_cases(oclconv_context *ctx, oclconv_method m, uint64_t *rng, in
 }
 
 /* The cases that choose their paths themselves, each for what it tests:
- * wide, near-white, separable and chunked boxes, large images, bands; the big
- * filter in the device's own shapes only. */
+ * wide, near-white, separable and chunked boxes, RGBA8 row segments,
+ * large images, bands; the big filter in the device's own shapes only. */
 static void mixed_path_cases(oclconv_context *ctx, uint64_t *rng, int own_shapes)
 {
     wide_box(ctx, rng);
     near_white_box(ctx, rng);
     separable_boxes(ctx, rng);
     chunked_boxes(ctx, rng);
+    rgba_segments(ctx, rng);
     large_images(ctx, rng);
     if (own_shapes)
         big_filter(ctx, rng);
