@@ -14,8 +14,9 @@
  *  - separable_tile does both for a tile of TILE_W * VEC values by
  *    TILE_H * PY rows: the work-group's row pass of those rows and RY more
  *    above and below goes to local memory (each row's from its aligned
- *    window, window_taps() in common.cl, where that fits, or at the row's
- *    ends from edge_window_taps()), then each
+ *    window, window_taps() in common.cl, where that fits, 8-bit rows of
+ *    4 or 2 channels in segments of several work-items' values, or at the
+ *    row's ends from edge_window_taps()), then each
  *    work-item slides down PY rows of it, every value loaded once (GPUs:
  *    one read of the source and one write of the destination); a pass
  *    whose taps are all equal adds its values, then weighs the sums
@@ -458,37 +459,49 @@ inline accv_t chunk_window(const acc_t *win, __local const acc_t *cs, WEIGHTS w)
 #endif
 
 /*
- * 8-bit RGBA rows in float from r3: the tile's row pass in segments of
- * SEG_PX pixels a work-item (4, from r5 8: two or four tile work-items'
- * values), SEGS to a tile row and SEG_ROWS rows a trip, each from one
- * load of the 16-byte chunks of its window, SEG_PAD pixels each side; a
- * window pixel is converted for its segment, not for each work-item whose
- * window holds it, and comes in a quarter as many loads.  The taps go in
- * SLIDE's order, which is window_taps()' for each value, so the values
- * are the same to the bit.  Where a work-group's windows lie in the row
- * and the rows are 16-byte aligned (segments_fit()); the rest take the
- * work-items' own windows (NVIDIA, 8K / 4K, against those: r3 1.06-1.07x
- * / 1.01-1.08x, r5 1.08-1.10x / 1.06-1.08x, r7 1.17x / 1.13-1.15x, r11
- * 1.20-1.21x / 1.19-1.22x, r15 1.29-1.30x / 1.25-1.29x).
+ * 8-bit rows of 4 or 2 channels in float from r3: the tile's row pass in
+ * segments of SEG_PX pixels a work-item (RGBA 4, from r5 8; two channels
+ * 8: two to four tile work-items' values), SEGS to a tile row and
+ * SEG_ROWS rows a trip, each from one load of the 16-byte chunks of its
+ * window, SEG_PAD pixels each side; a window pixel is converted for its
+ * segment, not for each work-item whose window holds it, and comes in a
+ * quarter as many loads.  The taps go in SLIDE's order, which is
+ * window_taps()' for each value, so the values are the same to the bit.
+ * Where a work-group's windows lie in the row and the rows are 16-byte
+ * aligned (segments_fit()); the rest take the work-items' own windows
+ * (NVIDIA, 8K / 4K, against those: RGBA8 r3 1.06-1.07x / 1.01-1.08x, r5
+ * 1.08-1.10x / 1.06-1.08x, r7 1.17x / 1.13-1.15x, r11 1.20-1.21x /
+ * 1.19-1.22x, r15 1.29-1.30x / 1.25-1.29x; two channels r3 1.08-1.15x /
+ * 0.94-1.11x, r7 1.20-1.25x / 1.10-1.22x, r15 1.28-1.33x / 1.24-1.33x;
+ * r1 0.81-0.95x, gray r5-r15 1.03-1.15x / 0.86-1.14x).
  */
 #define ROW_SEGMENTS                                                           \
-    (WINDOWS && EQUAL_ROW == 0 && !ACC_DOUBLE && SRC_TYPE == 0 && CN == 4 && VEC == 8 && RX >= 3)
-#define SEG_PX (RX >= 5 ? 8 : 4)
+    (WINDOWS && EQUAL_ROW == 0 && !ACC_DOUBLE && SRC_TYPE == 0 && (CN == 4 || CN == 2) && \
+     VEC % CN == 0 && RX >= 3)
+#define CHUNK_PX (16 / CN)
+#define SEG_PX (CN == 4 && RX >= 5 ? 8 : CHUNK_PX)
 #define SEGS (TILE_W * VEC / CN / SEG_PX)
 #define SEG_ROWS (TILE_W * TILE_H / SEGS)
 #define SEG_TRIPS ((TILE_ROWS + SEG_ROWS - 1) / SEG_ROWS)
-#define SEG_PAD ((RX + 3) / 4 * 4)
-#define SEG_CHUNKS ((2 * SEG_PAD + SEG_PX) / 4)
+#define SEG_PAD ((RX + CHUNK_PX - 1) / CHUNK_PX * CHUNK_PX)
+#define SEG_CHUNKS ((2 * SEG_PAD + SEG_PX) / CHUNK_PX)
 inline bool segments_fit(__global const src_t *src, int rowlen, int g0)
 {
     return ((size_t)src & 15) == 0 && rowlen % 16 == 0 && g0 >= SEG_PAD * CN &&
            g0 + TILE_W * VEC + SEG_PAD * CN <= rowlen;
 }
-/* SLIDE's LOAD for a segment: its window's pixel t from the chunks. */
+/* SLIDE's LOAD for a segment: its window's pixel t from the chunks, the
+ * 32-bit word q_ of chunk o_ / 16 holding it. */
 #define SEG_PIXEL(t)                                                           \
-    uint4 c_ = chunk[(SEG_PAD - RX + (t)) / 4];                                 \
-    int q_ = (SEG_PAD - RX + (t)) % 4;                                          \
-    accp_t v = convert_float4(as_uchar4(q_ == 0 ? c_.s0 : q_ == 1 ? c_.s1 : q_ == 2 ? c_.s2 : c_.s3))
+    int o_ = (SEG_PAD - RX + (t)) * CN, q_ = o_ % 16 / 4;                       \
+    uint4 c_ = chunk[o_ / 16];                                                  \
+    uchar4 b_ = as_uchar4(q_ == 0 ? c_.s0 : q_ == 1 ? c_.s1 : q_ == 2 ? c_.s2 : c_.s3); \
+    accp_t v = SEG_VALUE(b_, o_ % 4)
+#if CN == 4
+#define SEG_VALUE(b, k) convert_float4(b)
+#else
+#define SEG_VALUE(b, k) convert_float2((k) == 0 ? (b).s01 : (b).s23)
+#endif
 
 typedef struct { acc_t w[FW]; } row_taps_t;
 typedef struct { acc_t w[FH]; } col_taps_t;

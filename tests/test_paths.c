@@ -406,13 +406,13 @@ static void chunked_boxes(oclconv_context *ctx, uint64_t *rng)
     printf("chunked boxes: %ld cases\n", cases);
 }
 
-/* 8-bit RGBA Gaussians from r3, whose GPU tiles make their row pass in
- * segments of 4 pixels a work-item, from r5 8, where a work-group's
- * windows lie in rows of whole 16-byte chunks (cl/separable.cl,
- * ROW_SEGMENTS): rows of 200 pixels, whose inner work-groups take them,
- * and of 198, which no work-group does; every border, 8-bit and float
- * results. */
-static void rgba_segments(oclconv_context *ctx, uint64_t *rng)
+/* 8-bit Gaussians of 4 and 2 channels from r3, whose GPU tiles make
+ * their row pass in segments of several work-items' values (RGBA 4
+ * pixels, from r5 8; two channels 8) where a work-group's windows lie in
+ * rows of whole 16-byte chunks (cl/separable.cl, ROW_SEGMENTS): rows of
+ * 200 pixels, whose inner work-groups take them, and of 198, which no
+ * work-group does; every border, 8-bit and float results. */
+static void row_segments(oclconv_context *ctx, uint64_t *rng)
 {
     static const int radii[][2] = {{3, 3}, {4, 6}, {5, 2}, {7, 7}, {11, 4}, {15, 15}};
     static const int widths[] = {200, 198};
@@ -425,19 +425,20 @@ static void rgba_segments(oclconv_context *ctx, uint64_t *rng)
             oclconv_options opt = options_for(OCLCONV_METHOD_SEPARABLE, (oclconv_border)b,
                                               (float)rng_uniform(rng, 0, 255));
             oclconv_type dst_type = (r + b) % 2 ? OCLCONV_U8 : OCLCONV_F32;
-            for (size_t w = 0; w < sizeof widths / sizeof *widths; w++) {
-                oclconv_image src = image_random(rng, widths[w], 45, 4, OCLCONV_U8, 0);
-                char label[160];
-                snprintf(label, sizeof label, "RGBA8 Gaussian %dx%d %s u8->%s %dx%d",
-                         2 * radii[r][0] + 1, 2 * radii[r][1] + 1, border_name(opt.border),
-                         type_name(dst_type), src.width, src.height);
-                check_one(ctx, &src, dst_type, 0, f, &opt, label);
-                image_free(&src);
-                cases++;
-            }
+            for (int cn = 4; cn >= 2; cn -= 2)
+                for (size_t w = 0; w < sizeof widths / sizeof *widths; w++) {
+                    oclconv_image src = image_random(rng, widths[w], 45, cn, OCLCONV_U8, 0);
+                    char label[160];
+                    snprintf(label, sizeof label, "Gaussian %dx%d %s u8->%s cn=%d %dx%d",
+                             2 * radii[r][0] + 1, 2 * radii[r][1] + 1, border_name(opt.border),
+                             type_name(dst_type), cn, src.width, src.height);
+                    check_one(ctx, &src, dst_type, 0, f, &opt, label);
+                    image_free(&src);
+                    cases++;
+                }
             oclconv_filter_destroy(f);
         }
-    printf("RGBA8 row segments: %ld cases\n", cases);
+    printf("row segments: %ld cases\n", cases);
 }
 
 /* Images larger than a GPU work-group's share in one direction:
@@ -822,15 +823,15 @@ static void path_cases(oclconv_context *ctx, oclconv_method m, uint64_t *rng, in
 }
 
 /* The cases that choose their paths themselves, each for what it tests:
- * wide, near-white, separable and chunked boxes, RGBA8 row segments,
- * large images, bands; the big filter in the device's own shapes only. */
+ * wide, near-white, separable and chunked boxes, row segments, large
+ * images, bands; the big filter in the device's own shapes only. */
 static void mixed_path_cases(oclconv_context *ctx, uint64_t *rng, int own_shapes)
 {
     wide_box(ctx, rng);
     near_white_box(ctx, rng);
     separable_boxes(ctx, rng);
     chunked_boxes(ctx, rng);
-    rgba_segments(ctx, rng);
+    row_segments(ctx, rng);
     large_images(ctx, rng);
     if (own_shapes)
         big_filter(ctx, rng);
