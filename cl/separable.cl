@@ -465,7 +465,7 @@ inline accv_t chunk_window(const acc_t *win, __local const acc_t *cs, WEIGHTS w)
  * SEG_ROWS rows a trip, each from one load of the 16-byte chunks of its
  * window, SEG_PAD pixels each side; a window pixel is converted for its
  * segment, not for each work-item whose window holds it, and comes in a
- * quarter as many loads.  The taps go in SLIDE's order, which is
+ * fifth to a tenth as many loads.  The taps go in SLIDE's order, which is
  * window_taps()' for each value, so the values are the same to the bit.
  * Where a work-group's windows lie in the row and the rows are 16-byte
  * aligned (segments_fit()); the rest take the work-items' own windows
