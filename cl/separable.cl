@@ -517,17 +517,23 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
     int lx = get_local_id(0), ly = get_local_id(1), rowlen = width * CN;
     int v0 = (int)get_global_id(0) * VEC, y0 = (int)get_group_id(1) * TILE_H * PY;
     /* Every row's loads unconditional (a row outside the image loads row 0
-     * and drops it), so they can all be in flight at once. */
-#define ROW_TRIPS_OF(TAPS)                                                         \
-    _Pragma("unroll") for (int n = 0; n < ROW_TRIPS; n++) {                        \
-        if (SKIP_SPARE_ROWS && n == ROW_TRIPS - 1 && ly + n * TILE_H >= TILE_ROWS) \
+     * and drops it), so they can all be in flight at once: TRIPS trips of
+     * a work-item's rows t0 = FIRST, FIRST + STEP, ..., the last skipped
+     * where SKIP and t0 is past the tile; BODY finds row t of the tile at
+     * `in` and stores only where t0 is in it. */
+#define TRIPS_OF(FIRST, STEP, TRIPS, SKIP, ...)                                    \
+    _Pragma("unroll") for (int n = 0; n < (TRIPS); n++) {                          \
+        int t0 = (FIRST) + n * (STEP);                                             \
+        if ((SKIP) && n == (TRIPS) - 1 && t0 >= TILE_ROWS)                         \
             break;                                                                 \
-        int t = min(ly + n * TILE_H, TILE_ROWS - 1), sy = border_index(y0 - RY + t, height); \
+        int t = min(t0, TILE_ROWS - 1), sy = border_index(y0 - RY + t, height);    \
         __global const src_t *in = src + (size_t)max(sy, 0) * rowlen;            \
-        accv_t h = TAPS;                                                           \
-        if (ly + n * TILE_H < TILE_ROWS)                                           \
-            HOR_SET(t * TILE_W + lx, IS_PIXEL(sy) ? h : (accv_t)outside_row);      \
+        __VA_ARGS__                                                                \
     }
+#define ROW_TRIPS_OF(TAPS)                                                         \
+    TRIPS_OF(ly, TILE_H, ROW_TRIPS, SKIP_SPARE_ROWS, accv_t h = TAPS;              \
+             if (t0 < TILE_ROWS)                                                   \
+                 HOR_SET(t * TILE_W + lx, IS_PIXEL(sy) ? h : (accv_t)outside_row);)
 #if EQUAL_ROW == 2
     /* A trip of TILE_H rows at a time: the chunk sums of its rows (every
      * work-item, where rows are aligned as window_fits() wants them) into
@@ -568,31 +574,19 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
     if (segments_fit(src, rowlen, g0)) {
         int item = ly * TILE_W + lx, seg = item % SEGS;
         int x0 = g0 / CN + seg * SEG_PX, first = seg * (SEG_PX * CN / VEC);
-#pragma unroll
-        for (int n = 0; n < SEG_TRIPS; n++) {
-            int t0 = item / SEGS + n * SEG_ROWS;
-            if (n == SEG_TRIPS - 1 && t0 >= TILE_ROWS)
-                break;
-            int t = min(t0, TILE_ROWS - 1), sy = border_index(y0 - RY + t, height);
-            __global const uint4 *c0 =
-                (__global const uint4 *)(src + (size_t)max(sy, 0) * rowlen + (x0 - SEG_PAD) * CN);
+        TRIPS_OF(item / SEGS, SEG_ROWS, SEG_TRIPS, 1, {
+            __global const uint4 *c0 = (__global const uint4 *)(in + (x0 - SEG_PAD) * CN);
             uint4 chunk[SEG_CHUNKS];
-#pragma unroll
-            for (int k = 0; k < SEG_CHUNKS; k++)
-                chunk[k] = c0[k];
+            _Pragma("unroll") for (int k = 0; k < SEG_CHUNKS; k++) chunk[k] = c0[k];
             accp_t px[SEG_PX];
-#pragma unroll
-            for (int k = 0; k < SEG_PX; k++)
-                px[k] = 0;
+            _Pragma("unroll") for (int k = 0; k < SEG_PX; k++) px[k] = 0;
             SLIDE(SEG_PX, FW, row, px, SEG_PIXEL);
-            if (t0 < TILE_ROWS) {
-#pragma unroll
-                for (int k = 0; k < SEG_PX * CN / VEC; k++)
+            if (t0 < TILE_ROWS)
+                _Pragma("unroll") for (int k = 0; k < SEG_PX * CN / VEC; k++)
                     HOR_SET(t * TILE_W + first + k,
                             IS_PIXEL(sy) ? LOAD_ACC_V((acc_t *)(px + k * VEC / CN))
                                          : (accv_t)outside_row);
-            }
-        }
+        })
     } else
 #endif
     if (window_fits(src, rowlen, v0)) {
@@ -614,6 +608,7 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
         }
     }
 #undef ROW_TRIPS_OF
+#undef TRIPS_OF
     barrier(CLK_LOCAL_MEM_FENCE);
     int r0 = ly * PY;
     /* Output row r0 + k takes tile rows r0 + k .. r0 + k + 2 RY: each tile
