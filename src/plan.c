@@ -470,6 +470,24 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
             break;
         }
     }
+    /* RGBA8 rows from r5 go in segments of 8 pixels, a trip of segments
+     * making OCLCONV_TILE_ITEMS / segments tile rows (cl/separable.cl
+     * ROW_SEGMENTS).  From r8, where a band a row shorter lets one trip
+     * make every tile row, take it: the tile's warps then finish the row
+     * pass together, where one of them made a second trip for the last
+     * rows (tiles 8 wide, bands of 3 rows against 4, NVIDIA, best of 9
+     * calls, three rounds, 8K / 4K: r8-r9 1.01-1.04x / 1.00-1.10x, r10-r14
+     * 1.04-1.08x / 1.01-1.12x, r15-r16 1.07-1.12x / 1.06-1.14x; REFLECT101
+     * r15 1.08-1.10x / 1.05-1.07x, CONSTANT r11 1.04-1.07x / 1.02-1.08x).
+     * r5-r7 ran level (0.97-1.01x / 0.97-1.07x) and keep 4 rows, and two
+     * channels' segments lost 0.85-0.96x at r7. */
+    size_t segs = (size_t)job->local[0] * 8 / 4 / 8, rows = (size_t)job->local[1];
+    if (job->fused == OCLCONV_FUSED_TILES && job->vec == 8 && !job->equal_row &&
+        f->width / 2 >= 8 && job->band > 1 &&
+        rows * (size_t)job->band + halo > OCLCONV_TILE_ITEMS / segs &&
+        rows * (size_t)(job->band - 1) + halo <= OCLCONV_TILE_ITEMS / segs &&
+        (double)halo <= 0.36 * (double)(rows * (size_t)(job->band - 1)))
+        job->band--;
 }
 
 /* GPUs: boxes in one pass (cl/box.cl box_tile): lines of tile[0] columns

@@ -4,7 +4,8 @@
  * rounding allows, double sums where it does not.  Each decision is
  * checked against the bound computed here a second way, tap by tap, from
  * the partial sums of the weights' magnitudes (see pass_roundings() in
- * src/plan.c).
+ * src/plan.c).  Also some of its GPU tile shapes: the chunk buffers of
+ * float box rows, and the bands of RGBA8 rows made in segments.
  */
 #include "../src/internal.h"
 #include "test.h"
@@ -221,6 +222,44 @@ static void chunk_buffers(void)
     unsetenv("OCLCONV_TUNE");
 }
 
+/* RGBA8 Gaussians in GPU tiles on a 48 KB device, whose rows go in
+ * segments of 8 pixels from r5 (cl/separable.cl ROW_SEGMENTS): from r8
+ * through r16 the band lets one trip of segments make every tile row;
+ * below, and past r16, where no band of 3 rows or more would, the band is
+ * the 4 rows that local memory allows. */
+static void segment_trips(void)
+{
+    static unsigned char pixels[64 * 64 * 4];
+    oclconv_context ctx = fake_device();
+    ctx.facts.type = CL_DEVICE_TYPE_GPU;
+    ctx.facts.local_mem = 49152;
+    for (int r = 5; r <= 23; r++) {
+        oclconv_filter *f;
+        ASSERT_OK(NULL, oclconv_filter_gaussian(r / 3.0, r / 3.0, r, r, &f));
+        oclconv_image src = {pixels, 64, 64, 4, OCLCONV_U8, 0};
+        oclconv_image dst = src;
+        oclconv__job job;
+        memset(&job, 0, sizeof job);
+        job.src = &src;
+        job.dst = &dst;
+        job.filter = f;
+        oclconv_options_init(&job.opt);
+        job.opt.method = OCLCONV_METHOD_SEPARABLE;
+        ASSERT_OK(&ctx, oclconv__plan(&ctx, &job));
+        int segs = job.local[0] * 8 / 4 / 8, rows = job.local[1] * job.band + 2 * r;
+        int one_trip = rows <= OCLCONV_TILE_ITEMS / segs;
+        int wanted = r >= 8 && r <= 16;
+        if (job.fused != OCLCONV_FUSED_TILES || job.vec != 8 || one_trip != wanted ||
+            (!wanted && job.band != 4))
+            TEST_FAIL_("RGBA8 Gaussian r%d: tiles %d, %d values a work-item, %dx%d by %d rows: "
+                       "%d tile rows in trips of %d",
+                       r, job.fused, job.vec, job.local[0], job.local[1], job.band, rows,
+                       OCLCONV_TILE_ITEMS / segs);
+        oclconv_filter_destroy(f);
+    }
+    free(ctx.errmsg);
+}
+
 int main(void)
 {
     oclconv_context ctx = fake_device();
@@ -229,6 +268,7 @@ int main(void)
     separable_boxes(&ctx);
     two_d(&ctx, &rng);
     chunk_buffers();
+    segment_trips();
     free(ctx.errmsg);
     return test_exit();
 }
