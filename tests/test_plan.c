@@ -27,13 +27,14 @@ static oclconv_context fake_device(void)
     return ctx;
 }
 
-/* The planner's job for a 64x64 image. */
-static oclconv__job plan_of(oclconv_context *ctx, const oclconv_filter *f, oclconv_type src_type,
-                            oclconv_type dst_type, oclconv_method method, oclconv_border border)
+/* The planner's job for a 64x64 image of `channels`. */
+static oclconv__job plan_channels(oclconv_context *ctx, const oclconv_filter *f, int channels,
+                                  oclconv_type src_type, oclconv_type dst_type,
+                                  oclconv_method method, oclconv_border border)
 {
     static unsigned char pixels[64 * 64 * 4 * 4];
-    oclconv_image src = {pixels, 64, 64, 1, src_type, 0};
-    oclconv_image dst = {pixels, 64, 64, 1, dst_type, 0};
+    oclconv_image src = {pixels, 64, 64, channels, src_type, 0};
+    oclconv_image dst = {pixels, 64, 64, channels, dst_type, 0};
     oclconv__job job;
     memset(&job, 0, sizeof job);
     job.src = &src;
@@ -46,6 +47,13 @@ static oclconv__job plan_of(oclconv_context *ctx, const oclconv_filter *f, oclco
     if (s != OCLCONV_OK)
         TEST_FAIL_("plan: %s: %s", oclconv_strerror(s), oclconv_errmsg(ctx));
     return job;
+}
+
+/* The same for a gray image. */
+static oclconv__job plan_of(oclconv_context *ctx, const oclconv_filter *f, oclconv_type src_type,
+                            oclconv_type dst_type, oclconv_method method, oclconv_border border)
+{
+    return plan_channels(ctx, f, 1, src_type, dst_type, method, border);
 }
 
 /* Whether the planner sums this job in double. */
@@ -229,23 +237,14 @@ static void chunk_buffers(void)
  * the 4 rows that local memory allows. */
 static void segment_trips(void)
 {
-    static unsigned char pixels[64 * 64 * 4];
     oclconv_context ctx = fake_device();
     ctx.facts.type = CL_DEVICE_TYPE_GPU;
     ctx.facts.local_mem = 49152;
     for (int r = 5; r <= 23; r++) {
         oclconv_filter *f;
         ASSERT_OK(NULL, oclconv_filter_gaussian(r / 3.0, r / 3.0, r, r, &f));
-        oclconv_image src = {pixels, 64, 64, 4, OCLCONV_U8, 0};
-        oclconv_image dst = src;
-        oclconv__job job;
-        memset(&job, 0, sizeof job);
-        job.src = &src;
-        job.dst = &dst;
-        job.filter = f;
-        oclconv_options_init(&job.opt);
-        job.opt.method = OCLCONV_METHOD_SEPARABLE;
-        ASSERT_OK(&ctx, oclconv__plan(&ctx, &job));
+        oclconv__job job = plan_channels(&ctx, f, 4, OCLCONV_U8, OCLCONV_U8,
+                                         OCLCONV_METHOD_SEPARABLE, OCLCONV_BORDER_CLAMP);
         int segs = job.local[0] * 8 / 4 / 8, rows = job.local[1] * job.band + 2 * r;
         int one_trip = rows <= OCLCONV_TILE_ITEMS / segs;
         int wanted = r >= 8 && r <= 16;
