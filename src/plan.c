@@ -429,6 +429,8 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
                   ? 8
                   : job->vec;
     size_t halo = 2 * (size_t)(f->height / 2);
+    /* The extra rows a tile may read, over its output rows. */
+    double most_extra = vec == 8 ? 0.36 : 0.45;
     /* The row pass's window, as cl/common.cl's WIN_LEN counts it, in the
      * room of at most OCLCONV_ROW_WINDOW floats. */
     size_t taps = (size_t)(f->width / 2) * (size_t)cn;
@@ -455,7 +457,7 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
                 continue;
             int bufs = equal_row ? 0 : chunk_buffers(job, w, h, band, bytes);
             double extra = (double)halo / (double)(h * band);
-            if (extra <= (vec == 8 ? 0.36 : 0.45) && extra < fewest) {
+            if (extra <= most_extra && extra < fewest) {
                 fewest = extra;
                 job->fused = OCLCONV_FUSED_TILES;
                 job->taps_by_value = 1;
@@ -481,12 +483,12 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
      * r15 1.08-1.10x / 1.05-1.07x, CONSTANT r11 1.04-1.07x / 1.02-1.08x).
      * r5-r7 ran level (0.97-1.01x / 0.97-1.07x) and keep 4 rows, and two
      * channels' segments lost 0.85-0.96x at r7. */
-    size_t segs = (size_t)job->local[0] * 8 / 4 / 8, rows = (size_t)job->local[1];
+    /* Two pixels a work-item, so a tile row holds local[0] / 4 segments. */
+    size_t trip_rows = OCLCONV_TILE_ITEMS / ((size_t)job->local[0] / 4);
+    size_t rows = (size_t)job->local[1], shorter = rows * (size_t)(job->band - 1);
     if (job->fused == OCLCONV_FUSED_TILES && job->vec == 8 && !job->equal_row &&
-        f->width / 2 >= 8 && job->band > 1 &&
-        rows * (size_t)job->band + halo > OCLCONV_TILE_ITEMS / segs &&
-        rows * (size_t)(job->band - 1) + halo <= OCLCONV_TILE_ITEMS / segs &&
-        (double)halo <= 0.36 * (double)(rows * (size_t)(job->band - 1)))
+        f->width / 2 >= 8 && job->band > 1 && rows * (size_t)job->band + halo > trip_rows &&
+        shorter + halo <= trip_rows && (double)halo <= most_extra * (double)shorter)
         job->band--;
 }
 
