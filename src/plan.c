@@ -483,12 +483,15 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
      * r15 1.08-1.10x / 1.05-1.07x, CONSTANT r11 1.04-1.07x / 1.02-1.08x).
      * r5-r7 ran level (0.97-1.01x / 0.97-1.07x) and keep 4 rows, and two
      * channels' segments lost 0.85-0.96x at r7. */
-    /* Two pixels a work-item, so a tile row holds local[0] / 4 segments. */
+    if (job->fused != OCLCONV_FUSED_TILES || job->vec != 8 || job->equal_row ||
+        f->width / 2 < 8 || job->band == 1)
+        return;
+    /* Two pixels a work-item in tiles 8 to 32 wide, so a tile row holds
+     * local[0] / 4 segments. */
     size_t trip_rows = OCLCONV_TILE_ITEMS / ((size_t)job->local[0] / 4);
     size_t rows = (size_t)job->local[1], shorter = rows * (size_t)(job->band - 1);
-    if (job->fused == OCLCONV_FUSED_TILES && job->vec == 8 && !job->equal_row &&
-        f->width / 2 >= 8 && job->band > 1 && rows * (size_t)job->band + halo > trip_rows &&
-        shorter + halo <= trip_rows && (double)halo <= most_extra * (double)shorter)
+    if (rows * (size_t)job->band + halo > trip_rows && shorter + halo <= trip_rows &&
+        (double)halo <= most_extra * (double)shorter)
         job->band--;
 }
 
