@@ -339,12 +339,15 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
 #elif VEC == 4 && ACC_DOUBLE
 #define HOR_HALF double2
 #endif
+/* Rows HOR_PAD vectors longer than the tile, so that row segments'
+ * stores meet every bank (src/plan.c). */
+#define HOR_W (TILE_W + HOR_PAD)
 #ifdef HOR_HALF
-#define HOR_DECL __local HOR_HALF hor[2][TILE_ROWS * TILE_W]
+#define HOR_DECL __local HOR_HALF hor[2][TILE_ROWS * HOR_W]
 #define HOR_SET(i, v) (hor[0][i] = (v).lo, hor[1][i] = (v).hi)
 #define HOR_GET(i) ((accv_t)(hor[0][i], hor[1][i]))
 #else
-#define HOR_DECL __local accv_t hor[TILE_ROWS * TILE_W]
+#define HOR_DECL __local accv_t hor[TILE_ROWS * HOR_W]
 #define HOR_SET(i, v) (hor[i] = (v))
 #define HOR_GET(i) (hor[i])
 #endif
@@ -533,7 +536,7 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
 #define ROW_TRIPS_OF(TAPS)                                                         \
     TRIPS_OF(ly, TILE_H, ROW_TRIPS, SKIP_SPARE_ROWS, accv_t h = TAPS;              \
              if (t0 < TILE_ROWS)                                                   \
-                 HOR_SET(t * TILE_W + lx, IS_PIXEL(sy) ? h : (accv_t)outside_row);)
+                 HOR_SET(t * HOR_W + lx, IS_PIXEL(sy) ? h : (accv_t)outside_row);)
 #if EQUAL_ROW == 2
     /* A trip of TILE_H rows at a time: the chunk sums of its rows (every
      * work-item, where rows are aligned as window_fits() wants them) into
@@ -564,7 +567,7 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
                     (loaded[m].s0 + loaded[m].s1) + (loaded[m].s2 + loaded[m].s3);
         barrier(CLK_LOCAL_MEM_FENCE);
         if (fits && ly + n * TILE_H < TILE_ROWS)
-            HOR_SET(t * TILE_W + lx, IS_PIXEL(sy) ? chunk_window(win, cs + lx + CHUNK_SHIFT, row)
+            HOR_SET(t * HOR_W + lx, IS_PIXEL(sy) ? chunk_window(win, cs + lx + CHUNK_SHIFT, row)
                                                   : (accv_t)outside_row);
     }
     if (fits) {
@@ -583,7 +586,7 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
             SLIDE(SEG_PX, FW, row, px, SEG_PIXEL);
             if (t0 < TILE_ROWS)
                 _Pragma("unroll") for (int k = 0; k < SEG_PX * CN / VEC; k++)
-                    HOR_SET(t * TILE_W + first + k,
+                    HOR_SET(t * HOR_W + first + k,
                             IS_PIXEL(sy) ? LOAD_ACC_V((acc_t *)(px + k * VEC / CN))
                                          : (accv_t)outside_row);
         })
@@ -604,7 +607,7 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
             accv_t h = IS_PIXEL(sy) ? row_pass(src + (size_t)sy * rowlen, width, v0, row,
                                                border_value) * rescaled
                                     : (accv_t)outside_row;
-            HOR_SET(t * TILE_W + lx, h);
+            HOR_SET(t * HOR_W + lx, h);
         }
     }
 #undef ROW_TRIPS_OF
@@ -619,14 +622,14 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
         /* Every work-item sums its own PY rows, and the first COL_MID of a
          * column the chunks below the tile's last output row too. */
         __local accv_t *col_sums = chunk_room;
-        accv_t s = HOR_GET(r0 * TILE_W + lx), extra = 0;
+        accv_t s = HOR_GET(r0 * HOR_W + lx), extra = 0;
 #pragma unroll
         for (int t = 1; t < PY; t++)
-            s += HOR_GET((r0 + t) * TILE_W + lx);
+            s += HOR_GET((r0 + t) * HOR_W + lx);
         if (ly < COL_MID) {
 #pragma unroll
             for (int t = 0; t < PY; t++)
-                extra += HOR_GET(((TILE_H + ly) * PY + t) * TILE_W + lx);
+                extra += HOR_GET(((TILE_H + ly) * PY + t) * HOR_W + lx);
             col_sums[(TILE_H + ly) * TILE_W + lx] = extra;
         }
         col_sums[ly * TILE_W + lx] = s;
@@ -637,13 +640,13 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
             mid += col_sums[(ly + j) * TILE_W + lx];
 #pragma unroll
         for (int k = PY - 1; k >= 0; k--) {
-            run += HOR_GET((r0 + k) * TILE_W + lx);
+            run += HOR_GET((r0 + k) * HOR_W + lx);
             sum[k] = run + mid;
         }
         run = 0;
 #pragma unroll
         for (int t = 0; t < COL_REST + PY - 1; t++) {
-            run += HOR_GET((r0 + (COL_MID + 1) * PY + t) * TILE_W + lx);
+            run += HOR_GET((r0 + (COL_MID + 1) * PY + t) * HOR_W + lx);
             if (t >= COL_REST - 1 && t - COL_REST + 1 < PY)
                 sum[t - COL_REST + 1] += run;
         }
@@ -653,7 +656,7 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
         return;
 #if EQUAL_COL
 #if !CHUNK_COL
-#define TILE_ROW(t) accv_t v = HOR_GET((r0 + (t)) * TILE_W + lx)
+#define TILE_ROW(t) accv_t v = HOR_GET((r0 + (t)) * HOR_W + lx)
     EQUAL_SUMS(PY, FH, accv_t, sum, TILE_ROW);
 #undef TILE_ROW
 #endif
@@ -664,7 +667,7 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
         sum[k] = 0;
 #pragma unroll
     for (int t = 0; t < PY + 2 * RY; t++) {
-        accv_t h = HOR_GET((r0 + t) * TILE_W + lx);
+        accv_t h = HOR_GET((r0 + t) * HOR_W + lx);
 #pragma unroll
         for (int k = 0; k < PY; k++)
             if (t - k >= 0 && t - k < FH)

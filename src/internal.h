@@ -148,6 +148,8 @@ typedef struct {
                                  adds values, then weighs the sums; rows 2: from
                                  the sums of chunks (cl/separable.cl) */
     int chunk_bufs;        /* their buffers: 2 where they fit, else 1 */
+    int hor_pad;           /* separable tiles: their rows in local memory a vector
+                              longer than the tile (cl/separable.cl HOR_W) */
     cl_ulong local_mem;    /* what GPU shapes plan within (oclconv__plan) */
 } oclconv__job;
 

@@ -61,9 +61,10 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
                  chunks);
     else if (job->fused == OCLCONV_FUSED_TILES)
         snprintf(options + used, sizeof options - used,
-                 " -DTILE_W=%d -DTILE_H=%d -DPY=%d -DEQUAL_ROW=%d -DEQUAL_COL=%d -DCHUNK_BUFS=%d",
+                 " -DTILE_W=%d -DTILE_H=%d -DPY=%d -DEQUAL_ROW=%d -DEQUAL_COL=%d -DCHUNK_BUFS=%d"
+                 " -DHOR_PAD=%d",
                  job->local[0], job->local[1], job->band, job->equal_row, job->equal_col,
-                 job->chunk_bufs);
+                 job->chunk_bufs, job->hor_pad);
     else
         snprintf(options + used, sizeof options - used, " -DSLIDE_X=%d -DSLIDE_Y=%d", slide_x,
                  OCLCONV_SLIDE_Y);

@@ -472,6 +472,8 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
             break;
         }
     }
+    if (job->fused != OCLCONV_FUSED_TILES || job->vec != 8 || job->equal_row || f->width / 2 < 5)
+        return;
     /* RGBA8 rows from r5 go in segments of 8 pixels, a trip of segments
      * making OCLCONV_TILE_ITEMS / segments tile rows (cl/separable.cl
      * ROW_SEGMENTS).  From r8, where a band a row shorter lets one trip
@@ -482,17 +484,24 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
      * 1.04-1.08x / 1.01-1.12x, r15-r16 1.07-1.12x / 1.06-1.14x; REFLECT101
      * r15 1.08-1.10x / 1.05-1.07x, CONSTANT r11 1.04-1.07x / 1.02-1.08x).
      * r5-r7 ran level (0.97-1.01x / 0.97-1.07x) and keep 4 rows, and two
-     * channels' segments lost 0.85-0.96x at r7. */
-    if (job->fused != OCLCONV_FUSED_TILES || job->vec != 8 || job->equal_row ||
-        f->width / 2 < 8 || job->band == 1)
-        return;
-    /* Two pixels a work-item in tiles 8 to 32 wide, so a tile row holds
-     * local[0] / 4 segments. */
-    size_t trip_rows = OCLCONV_TILE_ITEMS / ((size_t)job->local[0] / 4);
-    size_t rows = (size_t)job->local[1], shorter = rows * (size_t)(job->band - 1);
-    if (rows * (size_t)job->band + halo > trip_rows && shorter + halo <= trip_rows &&
-        (double)halo <= most_extra * (double)shorter)
+     * channels' segments lost 0.85-0.96x at r7.  Two pixels a work-item in
+     * tiles 8 to 32 wide, so a tile row holds local[0] / 4 segments. */
+    size_t w = (size_t)job->local[0], rows = (size_t)job->local[1];
+    size_t trip_rows = OCLCONV_TILE_ITEMS / (w / 4), shorter = rows * (size_t)(job->band - 1);
+    if (f->width / 2 >= 8 && job->band > 1 && rows * (size_t)job->band + halo > trip_rows &&
+        shorter + halo <= trip_rows && (double)halo <= most_extra * (double)shorter)
         job->band--;
+    /* A segment's work-item stores 4 vectors along its tile row, and the 8
+     * work-items of one 16-byte store meet 2 of local memory's 8 bank
+     * groups where rows are a multiple of 8 vectors apart; rows a vector
+     * longer spread them over 8 in tiles 8 wide, 4 in tiles 16 wide, where
+     * the room allows (NVIDIA, best of 9 calls, three rounds, 8K / 4K: r5
+     * 1.00-1.04x / 1.02-1.07x, r7 1.04-1.06x / 1.00-1.06x, REFLECT101 r7
+     * 1.03-1.09x / 0.99-1.13x, r9-r13 1.00-1.04x / 0.97-1.06x, r15-r16
+     * level). */
+    size_t padded = (rows * (size_t)job->band + halo) * (w + 1) * (size_t)vec *
+                    oclconv__acc_size(job);
+    job->hor_pad = padded + 1024 <= job->local_mem;
 }
 
 /* GPUs: boxes in one pass (cl/box.cl box_tile): lines of tile[0] columns
@@ -593,6 +602,7 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
     job->taps_by_value = 0;
     job->pack16 = 0;
     job->equal_row = job->equal_col = 0;
+    job->hor_pad = 0;
     if (cpu) {
         /* A band's row pass stays in cache and the scratch image goes; its
          * private buffer grows with the column radius, so only up to 32. */

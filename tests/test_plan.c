@@ -231,29 +231,51 @@ static void chunk_buffers(void)
 }
 
 /* RGBA8 Gaussians in GPU tiles on a 48 KB device, whose rows go in
- * segments of 8 pixels from r5 (cl/separable.cl ROW_SEGMENTS): from r8
- * through r16 the band lets one trip of segments make every tile row;
- * below, and past r16, where no band of 3 rows or more would, the band is
- * the 4 rows that local memory allows. */
+ * segments of 4 pixels at r3-r4 and of 8 from r5 (cl/separable.cl
+ * ROW_SEGMENTS): from r8 through r16 the band lets one trip of segments
+ * make every tile row; below, and past r16, where no band of 3 rows or
+ * more would, the band is the 4 rows that local memory allows.  Tiles
+ * whose rows go in segments of 8 pixels keep rows a vector longer in
+ * local memory (HOR_PAD) where those still fit it: to r19, whose 166 rows
+ * of 9 vectors take 47.8 KB, and not from r20 (168 rows, 48.4 KB); no
+ * other tile does. */
 static void segment_trips(void)
 {
     oclconv_context ctx = fake_device();
     ctx.facts.type = CL_DEVICE_TYPE_GPU;
     ctx.facts.local_mem = 49152;
-    for (int r = 5; r <= 23; r++) {
+    for (int r = 3; r <= 23; r++) {
         oclconv_filter *f;
         ASSERT_OK(NULL, oclconv_filter_gaussian(r / 3.0, r / 3.0, r, r, &f));
         oclconv__job job = plan_channels(&ctx, f, 4, OCLCONV_U8, OCLCONV_U8,
                                          OCLCONV_METHOD_SEPARABLE, OCLCONV_BORDER_CLAMP);
         int segs = job.local[0] * 8 / 4 / 8, rows = job.local[1] * job.band + 2 * r;
         int one_trip = rows <= OCLCONV_TILE_ITEMS / segs;
-        int wanted = r >= 8 && r <= 16;
-        if (job.fused != OCLCONV_FUSED_TILES || job.vec != 8 || one_trip != wanted ||
-            (!wanted && job.band != 4))
+        int wanted = r >= 8 && r <= 16, pad = r >= 5 && r <= 19;
+        size_t bytes = (size_t)rows * (size_t)(job.local[0] + job.hor_pad) * 8 * sizeof(float);
+        if (job.fused != OCLCONV_FUSED_TILES || job.vec != 8 ||
+            (r >= 5 && (one_trip != wanted || (!wanted && job.band != 4))) ||
+            job.hor_pad != pad || bytes + 1024 > ctx.facts.local_mem)
             TEST_FAIL_("RGBA8 Gaussian r%d: tiles %d, %d values a work-item, %dx%d by %d rows: "
-                       "%d tile rows in trips of %d",
+                       "%d tile rows in trips of %d, rows %d vectors longer, %zu bytes",
                        r, job.fused, job.vec, job.local[0], job.local[1], job.band, rows,
-                       OCLCONV_TILE_ITEMS / segs);
+                       OCLCONV_TILE_ITEMS / segs, job.hor_pad, bytes);
+        oclconv_filter_destroy(f);
+    }
+    static const struct {
+        int channels;
+        oclconv_type type;
+    } others[] = {{1, OCLCONV_U8}, {2, OCLCONV_U8}, {3, OCLCONV_U8}, {4, OCLCONV_U16},
+                  {1, OCLCONV_F32}, {4, OCLCONV_F32}};
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
+        oclconv_filter *f;
+        ASSERT_OK(NULL, oclconv_filter_gaussian(7 / 3.0, 7 / 3.0, 7, 7, &f));
+        oclconv__job job = plan_channels(&ctx, f, others[i].channels, others[i].type,
+                                         others[i].type, OCLCONV_METHOD_SEPARABLE,
+                                         OCLCONV_BORDER_CLAMP);
+        if (job.fused != OCLCONV_FUSED_TILES || job.hor_pad)
+            TEST_FAIL_("%d channels of type %d, r7: tiles %d, rows %d vectors longer",
+                       others[i].channels, others[i].type, job.fused, job.hor_pad);
         oclconv_filter_destroy(f);
     }
     free(ctx.errmsg);
