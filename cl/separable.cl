@@ -339,8 +339,8 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
 #elif VEC == 4 && ACC_DOUBLE
 #define HOR_HALF double2
 #endif
-/* Rows HOR_PAD vectors longer than the tile, so that row segments'
- * stores meet every bank (src/plan.c). */
+/* Rows HOR_PAD vectors longer than the tile, so that a row segments'
+ * store spreads over more of local memory's banks (src/plan.c). */
 #define HOR_W (TILE_W + HOR_PAD)
 #ifdef HOR_HALF
 #define HOR_DECL __local HOR_HALF hor[2][TILE_ROWS * HOR_W]
