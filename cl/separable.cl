@@ -339,7 +339,7 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
 #elif VEC == 4 && ACC_DOUBLE
 #define HOR_HALF double2
 #endif
-/* Rows HOR_PAD vectors longer than the tile, so that a row segments'
+/* Rows HOR_PAD vectors longer than the tile, so that a row segment's
  * store spreads over more of local memory's banks (src/plan.c). */
 #define HOR_W (TILE_W + HOR_PAD)
 #ifdef HOR_HALF
