@@ -268,16 +268,18 @@ __kernel void separable_cols(__global const acc_t *tmp, __global dst_t *dst, int
  * pass.  Its walk goes down rows, and rows more than a 4 KB page apart
  * (RGBA8, RGB8 and f32 rows of 4K images) leave the hardware prefetchers
  * behind, so each row's first loads waited on memory.  PoCL's prefetch()
- * built-in emits no instruction; clang's, where the compiler has it, does
- * (PoCL, 4K, against no prefetch: RGBA8 Gaussians r3 1.31-1.34x, r5
- * 2.86-3.04x, r7 1.95-2.08x, r9-r15 1.01-1.05x, RGB8 r7 2.03-2.09x, f32
- * gray r3 1.43-1.46x, r7 1.96-2.03x, r11 1.78-1.91x, u8 gray, whose rows
- * are 3840 bytes apart, 1.03-1.09x; 2 rows ahead gained less, 8 and 16
- * no more). */
+ * built-in emits no instruction; clang's, where the compiler has it, does.
+ * CPU devices only (PREFETCH, from the host): a GPU compiler given these
+ * bands (OCLCONV_TUNE=cpu) may have no such instruction
+ * (PoCL, 4K, three alternating rounds against no prefetch: RGBA8
+ * Gaussians r1 1.25-1.27x, r3 1.40-1.43x, r5 3.07-3.31x, r7 1.77-2.07x,
+ * r11-r15 1.05-1.16x; RGB8 r7 1.76-2.29x, r1 0.91-0.95x; f32 gray r3-r11
+ * 1.52-1.90x; RGBA16 r7 2.53-2.58x; u8 gray, whose rows are 3840 bytes
+ * apart, 0.92-1.36x; 2 rows ahead gained less, 8 and 16 no more). */
 #define PREFETCH_ROWS 4
 inline void prefetch_bytes(__global const src_t *p, int bytes)
 {
-#if defined(__has_builtin)
+#if PREFETCH && defined(__has_builtin)
 #if __has_builtin(__builtin_prefetch)
     __global const uchar *b = (__global const uchar *)p;
     for (int i = 0; i < bytes + 63; i += 64)

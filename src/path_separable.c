@@ -56,9 +56,10 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
     oclconv__common_options(ctx, job, options, sizeof options);
     size_t used = strlen(options), chunks = (size_t)fused_chunks(job);
     int slide_x = job->cpu_shapes ? 0 : OCLCONV_SLIDE_X;
+    /* Bands prefetch their rows on CPU devices only (cl/separable.cl). */
     if (job->fused == OCLCONV_FUSED_BANDS)
-        snprintf(options + used, sizeof options - used, " -DBAND=%d -DCHUNKS=%zu", job->band,
-                 chunks);
+        snprintf(options + used, sizeof options - used, " -DBAND=%d -DCHUNKS=%zu -DPREFETCH=%d",
+                 job->band, chunks, (ctx->facts.type & CL_DEVICE_TYPE_CPU) != 0);
     else if (job->fused == OCLCONV_FUSED_TILES)
         snprintf(options + used, sizeof options - used,
                  " -DTILE_W=%d -DTILE_H=%d -DPY=%d -DEQUAL_ROW=%d -DEQUAL_COL=%d -DCHUNK_BUFS=%d"
