@@ -534,56 +534,17 @@ inline bool segments_fit(__global const src_t *src, int rowlen, int g0)
 #define SEG_VALUE(b, k) convert_float2((k) == 0 ? (b).s01 : (b).s23)
 #endif
 
-#if ROW_MMA
-/*
- * 8-bit RGBA rows of at most 33 taps as matrix products (cl/matrix.cl),
- * where a tile's windows lie in the row and its rows are 8-byte aligned
- * (matrix_fits()): its warps make blocks of 16 pixels by 8 rows, a
- * channel at a time, D = T V for each digit of the taps, T the Toeplitz
- * matrix of the digit over 16 outputs by 16 values, V 16 values of 8 rows,
- * in MMA_STEPS windows from MMA_OFF pixels before the block.  Rows go to
- * local memory in units of 2^-S, mma_unit being 2^S (the host's): the
- * tile's scale is divided by it and the rows outside the image multiplied,
- * both exactly.  The other tiles take the routes below.
- */
-#define MMA_ITEMS (TILE_W * TILE_H)
-#define MMA_OFF ((RX + 7) / 8 * 8)
-#define MMA_STEPS ((MMA_OFF + RX + 31) / 16)
-#define MMA_PX (TILE_W * VEC / CN)
-#define MMA_BLOCKS (MMA_PX / 16)
-#define MMA_UNITS (MMA_BLOCKS * ((TILE_ROWS + 7) / 8))
-#define MMA_WARPS (MMA_ITEMS / 32)
-#define MMA_TRIPS ((MMA_UNITS + MMA_WARPS - 1) / MMA_WARPS)
-typedef struct { acc_t d[MMA_DIGITS][FW]; } mma_taps_t;
-#define MMA_PARAMS , mma_taps_t mma_taps, acc_t mma_unit
-
-inline bool matrix_fits(__global const src_t *src, int width, int x0)
-{
-    return ((size_t)src & 7) == 0 && width % 2 == 0 && x0 >= MMA_OFF &&
-           x0 + MMA_PX - 16 - MMA_OFF + 16 * MMA_STEPS <= width;
-}
-
-/* Digit tap i, 0 outside the filter. */
-inline float mma_tap(const acc_t *d, int i)
-{
-    return i >= 0 && i < FW ? d[i] : 0;
-}
-#else
-#define MMA_PARAMS
-#endif
-
 typedef struct { acc_t w[FW]; } row_taps_t;
 typedef struct { acc_t w[FH]; } col_taps_t;
 __kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1)))
 void separable_tile(__global const src_t *src, __global dst_t *dst, int width, int height,
                     row_taps_t row_taps, col_taps_t col_taps, acc_t border_value,
                     RESCALES row_edges, acc_t outside_row, acc_t scale, acc_t delta,
-                    RESCALES col_edges MMA_PARAMS)
+                    RESCALES col_edges)
 {
     WEIGHTS row = row_taps.w;
     WEIGHTS col = col_taps.w;
     HOR_DECL;
-    acc_t tile_scale = scale;
     int lx = get_local_id(0), ly = get_local_id(1), rowlen = width * CN;
     int v0 = (int)get_global_id(0) * VEC, y0 = (int)get_group_id(1) * TILE_H * PY;
     /* Every row's loads unconditional (a row outside the image loads row 0
@@ -639,84 +600,8 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
     }
     if (fits) {
 #else
-#if ROW_MMA || ROW_SEGMENTS
-    int g0 = (int)get_group_id(0) * TILE_W * VEC;
-#endif
-#if ROW_MMA
-    MMA_ROOM_DECL;
-    int mma_item = ly * TILE_W + lx, x0 = g0 / CN;
-    if (matrix_fits(src, width, x0)) {
-        int lane = mma_item % 32, warp = mma_item / 32, g = lane / 4, t = lane % 4;
-        mma_pair a[MMA_STEPS][MMA_DIGITS][4];
-#pragma unroll
-        for (int s = 0; s < MMA_STEPS; s++)
-#pragma unroll
-            for (int j = 0; j < MMA_DIGITS; j++)
-#pragma unroll
-                for (int h = 0; h < 4; h++) {
-                    int i = 16 * s - MMA_OFF + MMA_A_COL(lane, h) - MMA_A_ROW(lane, h) + RX;
-                    a[s][j][h] = mma_pack(mma_tap(mma_taps.d[j], i), mma_tap(mma_taps.d[j], i + 1));
-                }
-        acc_t outside = outside_row * mma_unit;
-        /* Every trip's loads first, so that they are in flight together. */
-        uint2 w[MMA_TRIPS][MMA_STEPS][2];
-#pragma unroll
-        for (int n = 0; n < MMA_TRIPS; n++) {
-            int unit = min(n * MMA_WARPS + warp, MMA_UNITS - 1);
-            int sy = border_index(y0 - RY + min(unit / MMA_BLOCKS * 8 + g, TILE_ROWS - 1), height);
-            __global const uint2 *in = (__global const uint2 *)(src + (size_t)max(sy, 0) * rowlen) +
-                                       (x0 + unit % MMA_BLOCKS * 16 - MMA_OFF) / 2 + t;
-#pragma unroll
-            for (int s = 0; s < MMA_STEPS; s++)
-#pragma unroll
-                for (int h = 0; h < 2; h++)
-                    w[n][s][h] = in[8 * s + 4 * h];
-        }
-        MMA_UNROLL for (int n = 0; n < MMA_TRIPS; n++) {
-            /* A warp past the last block has nothing to make; under
-             * emulation it makes that block again, for the barriers, and
-             * stores nothing. */
-            bool spare = n * MMA_WARPS + warp >= MMA_UNITS;
-            if (ROW_MMA == 1 && spare)
-                break;
-            int unit = min(n * MMA_WARPS + warp, MMA_UNITS - 1), r0 = unit / MMA_BLOCKS * 8,
-                b0 = unit % MMA_BLOCKS * 16;
-            float o[4][CN];
-            MMA_UNROLL for (int c = 0; c < CN; c++) {
-                mma_pair b[MMA_STEPS][2];
-                float d[MMA_DIGITS][4];
-#pragma unroll
-                for (int s = 0; s < MMA_STEPS; s++)
-#pragma unroll
-                    for (int h = 0; h < 2; h++)
-                        b[s][h] = mma_bytes(w[n][s][h].x, w[n][s][h].y, c);
-                MMA_UNROLL for (int j = 0; j < MMA_DIGITS; j++) {
-#pragma unroll
-                    for (int i = 0; i < 4; i++)
-                        d[j][i] = 0;
-                    MMA_UNROLL for (int s = 0; s < MMA_STEPS; s++)
-                        mma_step(d[j], a[s][j], b[s], lane MMA_ROOM_ARG);
-                }
-#pragma unroll
-                for (int i = 0; i < 4; i++) {
-                    float digit[MMA_DIGITS] = {d[0][i], d[1][i], d[2][i]};
-                    o[i][c] = row_value(digit);
-                }
-            }
-#pragma unroll
-            for (int i = 0; i < 4; i++) {
-                int r = r0 + 2 * t + (i & 1), x = b0 + g + 8 * (i >> 1);
-                if (!spare && r < TILE_ROWS)
-                    hor[x & 1][r * HOR_W + x / 2] =
-                        IS_PIXEL(border_index(y0 - RY + r, height))
-                            ? (float4)(o[i][0], o[i][1], o[i][2], o[i][3])
-                            : (float4)outside;
-            }
-        }
-        tile_scale = scale / mma_unit;
-    } else
-#endif
 #if ROW_SEGMENTS
+    int g0 = (int)get_group_id(0) * TILE_W * VEC;
     if (segments_fit(src, rowlen, g0)) {
         int item = ly * TILE_W + lx, seg = item % SEGS;
         int x0 = g0 / CN + seg * SEG_PX, first = seg * (SEG_PX * CN / VEC);
@@ -819,7 +704,7 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
 #endif
     for (int k = 0; k < PY && y0 + r0 + k < height; k++) {
         int y = y0 + r0 + k;
-        store_result(sum[k], col_rescale(y, height, col_edges), tile_scale, delta,
+        store_result(sum[k], col_rescale(y, height, col_edges), scale, delta,
                      dst + (size_t)y * rowlen + v0, rowlen - v0);
     }
 }

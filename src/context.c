@@ -62,7 +62,6 @@ static oclconv_status finish(oclconv_context *ctx)
         if (err != CL_SUCCESS) /* no samplers: the image path is off, nothing else */
             ctx->facts.image_support = 0;
     }
-    ctx->facts.matrix_units = -1; /* probed when a job first could use them */
     return OCLCONV_OK;
 }
 

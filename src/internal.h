@@ -44,8 +44,6 @@ typedef struct {
     size_t image2d_max_width, image2d_max_height;
     cl_uint compute_units;
     int unified_memory; /* the device works on host memory directly */
-    int matrix_units;   /* it runs cl/matrix.cl's products: 1 yes, 0 no, -1 not
-                           probed yet (src/matrix.c) */
 } oclconv__device_facts;
 
 typedef struct oclconv__program_cache oclconv__program_cache;
@@ -119,15 +117,6 @@ void oclconv__host_free_all(oclconv_context *ctx);
 oclconv_status oclconv__find_device(const char *spec, cl_platform_id *platform,
                                     cl_device_id *device);
 
-/* ---- matrix.c ------------------------------------------------------------ */
-/* Whether the device runs cl/matrix.cl's products on matrix units of its
- * own, as a probe finds the first time it is asked. */
-int oclconv__matrix_units(oclconv_context *ctx);
-/* The n taps w as cl/matrix.cl's digits (digits[j * n + i], j < 3) of w
- * scaled by 2^S: *unit = 2^S, *error = sum |w - digits' value 2^-S|.
- * 0 where no S will do. */
-int oclconv__matrix_taps(const float *w, int n, float *digits, double *unit, double *error);
-
 /* ---- image.c ------------------------------------------------------------- */
 size_t oclconv__type_size(oclconv_type t);
 /* Bytes of one packed row; 0 when it overflows. */
@@ -161,9 +150,6 @@ typedef struct {
     int chunk_bufs;        /* their buffers: 2 where they fit, else 1 */
     int hor_pad;           /* separable tiles: their rows in local memory a vector
                               longer than the tile (cl/separable.cl HOR_W) */
-    int row_mma;           /* separable tiles: rows as matrix products, 1 on the
-                              device's matrix units, 2 emulated (cl/matrix.cl) */
-    int tune_matrix;       /* OCLCONV_TUNE=matrix: GPU shapes, rows as products */
     cl_ulong local_mem;    /* what GPU shapes plan within (oclconv__plan) */
 } oclconv__job;
 

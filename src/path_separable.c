@@ -49,20 +49,6 @@ static int fused_chunks(const oclconv__job *job)
     return chunks < 1 ? 1 : chunks > 16 ? 16 : (int)chunks;
 }
 
-/* The tiles' rows as matrix products: the row's taps as digits and their
- * unit 2^S (cl/separable.cl ROW_MMA), after the other arguments. */
-static oclconv_status matrix_args(oclconv_context *ctx, const oclconv__job *job, cl_kernel k)
-{
-    const oclconv_filter *f = job->filter;
-    float digits[3 * 33];
-    double unit, error;
-    if (f->width > 33 || !oclconv__matrix_taps(f->row, f->width, digits, &unit, &error))
-        return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG, "no matrix digits for these taps");
-    cl_float unit_f = (cl_float)unit;
-    return oclconv__args(ctx, k, 12, 2, 3 * (size_t)f->width * sizeof(cl_float), digits,
-                         sizeof unit_f, &unit_f);
-}
-
 oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *job,
                                       const oclconv__io *io)
 {
@@ -77,9 +63,9 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
     else if (job->fused == OCLCONV_FUSED_TILES)
         snprintf(options + used, sizeof options - used,
                  " -DTILE_W=%d -DTILE_H=%d -DPY=%d -DEQUAL_ROW=%d -DEQUAL_COL=%d -DCHUNK_BUFS=%d"
-                 " -DHOR_PAD=%d -DROW_MMA=%d",
+                 " -DHOR_PAD=%d",
                  job->local[0], job->local[1], job->band, job->equal_row, job->equal_col,
-                 job->chunk_bufs, job->hor_pad, job->row_mma);
+                 job->chunk_bufs, job->hor_pad);
     else
         snprintf(options + used, sizeof options - used, " -DSLIDE_X=%d -DSLIDE_Y=%d", slide_x,
                  OCLCONV_SLIDE_Y);
@@ -125,8 +111,6 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
         if (s == OCLCONV_OK)
             s = oclconv__args(ctx, fused, 6, 6, a, &bv_acc, m, &row_edges, a, &outside_row, a,
                               &scale, a, &delta, m, &col_edges);
-        if (s == OCLCONV_OK && job->row_mma)
-            s = matrix_args(ctx, job, fused);
         /* Bands: a work-item makes fused_chunks() vectors side by side down
          * `band` rows, a long walk, one a group so they spread over every
          * core.  Tiles: a work-item goes down `band` rows; the global size

@@ -124,18 +124,13 @@ static int weights_are_floats(const oclconv_filter *f)
     return 1;
 }
 
-/* Scale and delta round once each. */
-static double tail_roundings(const oclconv__job *job)
-{
-    return (job->opt.scale != 1) + (job->opt.delta != 0);
-}
-
 static int decide_double(const oclconv_context *ctx, const oclconv__job *job)
 {
     const oclconv_filter *f = job->filter;
     if (!ctx->facts.fp64)
         return 0;
-    double tail = tail_roundings(job);
+    /* Scale and delta round once each. */
+    double tail = (job->opt.scale != 1) + (job->opt.delta != 0);
     switch (job->method) {
     case OCLCONV_METHOD_SEPARABLE:
         return needs_double(job,
@@ -186,23 +181,18 @@ static int parse_method(const char *s, oclconv_method *out)
 }
 
 /* Kernel shapes for a CPU or a GPU: the device's type, unless OCLCONV_TUNE
- * says "cpu" or "gpu" (the tests run the GPU shapes on PoCL this way), or
- * "matrix": GPU shapes whose rows go as matrix products wherever they
- * would on a device with matrix units, emulated on one without. */
-static oclconv_status device_class(oclconv_context *ctx, oclconv__job *job)
+ * says "cpu" or "gpu" (the tests run the GPU shapes on PoCL this way). */
+static oclconv_status device_class(oclconv_context *ctx, int *cpu)
 {
     const char *tune = getenv("OCLCONV_TUNE");
-    job->cpu_shapes = (ctx->facts.type & CL_DEVICE_TYPE_CPU) != 0;
-    job->tune_matrix = 0;
+    *cpu = (ctx->facts.type & CL_DEVICE_TYPE_CPU) != 0;
     if (!tune || !*tune)
         return OCLCONV_OK;
-    if (strcmp(tune, "cpu") == 0 || strcmp(tune, "gpu") == 0 || strcmp(tune, "matrix") == 0) {
-        job->cpu_shapes = tune[0] == 'c';
-        job->tune_matrix = tune[0] == 'm';
+    if (strcmp(tune, "cpu") == 0 || strcmp(tune, "gpu") == 0) {
+        *cpu = tune[0] == 'c';
         return OCLCONV_OK;
     }
-    return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG, "OCLCONV_TUNE=%s is not cpu, gpu or matrix",
-                         tune);
+    return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG, "OCLCONV_TUNE=%s is not cpu or gpu", tune);
 }
 
 /* Whether the separable path gives the contract's answer for this job: the
@@ -520,41 +510,6 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
         tile_bytes(job, rows * (size_t)job->band + halo, w + 1, (size_t)vec) <= job->local_mem;
 }
 
-/* GPUs: the 8-bit RGBA tiles' rows of at most 33 taps as matrix products
- * (cl/matrix.cl), on a device with matrix units or emulated where
- * OCLCONV_TUNE=matrix asks, where the results stay within the contract as
- * decide_double() counts it: the rows' sums are exact but for the taps'
- * digits, which miss them by `error`, and two roundings putting the
- * digits' sums together; the tile's scale and outside rows in units of
- * 2^-S must stay finite and normal floats.  The tiles at the rows' ends
- * take the float route, whose bound the plan holds already. */
-static void plan_matrix(oclconv_context *ctx, oclconv__job *job)
-{
-    const oclconv_filter *f = job->filter;
-    float digits[3 * 33];
-    double unit, error;
-    if (job->fused != OCLCONV_FUSED_TILES || job->vec != 8 || job->equal_row || f->width > 33 ||
-        !taps_fit(ctx, job, 4 * (size_t)f->width + (size_t)f->height + 1) ||
-        !oclconv__matrix_taps(f->row, f->width, digits, &unit, &error))
-        return;
-    double col_abs = 0, bv = job->opt.border == OCLCONV_BORDER_CONSTANT ? job->opt.border_value : 0;
-    double outside = 0;
-    for (int j = 0; j < f->height; j++)
-        col_abs += fabs(f->col[j]);
-    for (int i = 0; i < f->width; i++)
-        outside += bv * f->row[i];
-    double scale = fabs(job->opt.scale) / unit;
-    if ((scale != 0 && !(scale >= 0x1p-126)) || !(fabs(outside) * unit < 0x1p127) ||
-        needs_double(job,
-                     2 + pass_roundings(job, f->col, NULL, f->height) + tail_roundings(job),
-                     f->separable_error + error * col_abs))
-        return;
-    if (oclconv__matrix_units(ctx))
-        job->row_mma = 1;
-    else if (job->tune_matrix)
-        job->row_mma = 2;
-}
-
 /* GPUs: boxes in one pass (cl/box.cl box_tile): lines of tile[0] columns
  * (at most 4 a work-item, at least twice the filter's width), tile[1] rows
  * of them scanned at once, in local memory.  Of those that fit, the
@@ -616,7 +571,7 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
         return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG,
                              "OCLCONV_METHOD=%s is not one of auto, buffer, image, tiled, "
                              "separable, box", env);
-    oclconv_status s = device_class(ctx, job);
+    oclconv_status s = device_class(ctx, &job->cpu_shapes);
     if (s != OCLCONV_OK)
         return s;
     int cpu = job->cpu_shapes;
@@ -654,7 +609,6 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
     job->pack16 = 0;
     job->equal_row = job->equal_col = 0;
     job->hor_pad = 0;
-    job->row_mma = 0;
     if (cpu) {
         /* A band's row pass stays in cache and the scratch image goes; its
          * private buffer grows with the column radius, so only up to 32. */
@@ -666,7 +620,6 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
             job->band = 128;
     } else if (job->method == OCLCONV_METHOD_SEPARABLE) {
         plan_tiles(ctx, job);
-        plan_matrix(ctx, job);
     } else if (job->method == OCLCONV_METHOD_BOX) {
         plan_box_tiles(job);
     } else if (job->method == OCLCONV_METHOD_BUFFER) {

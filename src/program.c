@@ -97,38 +97,18 @@ static oclconv_status load_source(oclconv_context *ctx, const char *name, const 
     return OCLCONV_OK;
 }
 
-/* The files a program is built from, in order: cl/common.cl and its own,
- * the separable tiles with cl/matrix.cl's products between them, and
- * cl/matrix.cl alone for the device's probe (src/matrix.c). */
-#define MAX_PARTS 3
-static int program_parts(const char *source, const char *parts[MAX_PARTS])
-{
-    if (strcmp(source, "matrix") == 0) {
-        parts[0] = source;
-        return 1;
-    }
-    parts[0] = "common";
-    if (strcmp(source, "separable") != 0) {
-        parts[1] = source;
-        return 2;
-    }
-    parts[1] = "matrix";
-    parts[2] = source;
-    return 3;
-}
-
 static oclconv_status build(oclconv_context *ctx, const char *source, const char *options,
                             cl_program *out)
 {
-    const char *parts[MAX_PARTS], *texts[MAX_PARTS];
-    int owned[MAX_PARTS] = {0}, n = program_parts(source, parts);
-    oclconv_status s = OCLCONV_OK;
-    for (int i = 0; i < n && s == OCLCONV_OK; i++)
-        s = load_source(ctx, parts[i], &texts[i], &owned[i]);
+    const char *texts[2];
+    int owned[2] = {0, 0};
+    oclconv_status s = load_source(ctx, "common", &texts[0], &owned[0]);
+    if (s == OCLCONV_OK)
+        s = load_source(ctx, source, &texts[1], &owned[1]);
     cl_program program = NULL;
     if (s == OCLCONV_OK) {
         cl_int err;
-        program = clCreateProgramWithSource(ctx->cl, (cl_uint)n, texts, NULL, &err);
+        program = clCreateProgramWithSource(ctx->cl, 2, texts, NULL, &err);
         if (err != CL_SUCCESS)
             s = oclconv__cl_fail(ctx, err, "clCreateProgramWithSource");
     }
@@ -151,7 +131,7 @@ static oclconv_status build(oclconv_context *ctx, const char *source, const char
             free(log);
         }
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < 2; i++)
         if (owned[i])
             free((void *)(uintptr_t)texts[i]);
     if (s != OCLCONV_OK && program) {

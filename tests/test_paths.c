@@ -441,70 +441,6 @@ static void row_segments(oclconv_context *ctx, uint64_t *rng)
     printf("row segments: %ld cases\n", cases);
 }
 
-/* 8-bit RGBA rows of separable filters of up to 33 taps as matrix
- * products (cl/matrix.cl), on the device's matrix units or emulated
- * (OCLCONV_TUNE=matrix): Gaussians, and rows of taps of both signs whose
- * magnitudes sum to 1, r1-r16, each under two borders (all seven over
- * the radii); rows of 200 pixels, whose inner work-groups take the
- * products, of 198, and of 201, which none does (the products load pixels
- * in pairs); 45 and 130 rows; 8-bit and float results, a scale and delta
- * now and then. */
-static void matrix_rows(oclconv_context *ctx, uint64_t *rng)
-{
-    static const int radii[][2] = {{1, 1}, {2, 5}, {3, 3}, {7, 7}, {8, 2}, {9, 9}, {15, 15},
-                                   {16, 4}};
-    static const int widths[] = {200, 198, 201};
-    const char *was = getenv("OCLCONV_TUNE");
-    char saved[16] = "";
-    if (was)
-        snprintf(saved, sizeof saved, "%s", was);
-    setenv("OCLCONV_TUNE", "matrix", 1);
-    long cases = 0;
-    for (int r = 0; r < (int)(sizeof radii / sizeof *radii); r++)
-        for (int k = 0; k < 2; k++) {
-            int b = (r + 4 * k) % (OCLCONV_BORDER_NORMALIZE + 1);
-            int rx = radii[r][0], ry = radii[r][1], signed_taps = (r + k) % 2 == 1;
-            oclconv_filter *f;
-            if (signed_taps && b != OCLCONV_BORDER_NORMALIZE) {
-                float row[33], col[33];
-                double sum = 0;
-                for (int i = 0; i <= 2 * rx; i++)
-                    sum += fabs(row[i] = (float)rng_uniform(rng, -1, 1));
-                for (int i = 0; i <= 2 * rx; i++)
-                    row[i] = (float)(row[i] / sum);
-                for (int j = 0; j <= 2 * ry; j++)
-                    col[j] = 1.0f / (float)(2 * ry + 1);
-                ASSERT_OK(NULL, oclconv_filter_separable(2 * rx + 1, row, 2 * ry + 1, col, &f));
-            } else {
-                ASSERT_OK(NULL, oclconv_filter_gaussian(rx / 3.0, ry / 3.0, rx, ry, &f));
-            }
-            oclconv_options opt = options_for(OCLCONV_METHOD_SEPARABLE, (oclconv_border)b,
-                                              (float)rng_uniform(rng, 0, 255));
-            if (rng_next(rng) % 3 == 0) {
-                opt.scale = (float)rng_uniform(rng, 0.5, 2);
-                opt.delta = (float)rng_uniform(rng, -10, 10);
-            }
-            oclconv_type dst_type = (r + k) % 3 ? OCLCONV_U8 : OCLCONV_F32;
-            for (size_t w = 0; w < sizeof widths / sizeof *widths; w++) {
-                oclconv_image src =
-                    image_random(rng, widths[w], w == 1 ? 130 : 45, 4, OCLCONV_U8, 0);
-                char label[160];
-                snprintf(label, sizeof label, "matrix rows %s %dx%d %s u8->%s %dx%d",
-                         signed_taps ? "signed" : "Gaussian", 2 * rx + 1, 2 * ry + 1,
-                         border_name(opt.border), type_name(dst_type), src.width, src.height);
-                check_one(ctx, &src, dst_type, 0, f, &opt, label);
-                image_free(&src);
-                cases++;
-            }
-            oclconv_filter_destroy(f);
-        }
-    if (was)
-        setenv("OCLCONV_TUNE", saved, 1);
-    else
-        unsetenv("OCLCONV_TUNE");
-    printf("matrix rows: %ld cases\n", cases);
-}
-
 /* Images larger than a GPU work-group's share in one direction:
  *  - boxes wider than a line of 1024 columns and taller than a band of 32
  *    rows: lines, bands and the rows scanned at once meet inside the
@@ -896,8 +832,6 @@ static void mixed_path_cases(oclconv_context *ctx, uint64_t *rng, int own_shapes
     separable_boxes(ctx, rng);
     chunked_boxes(ctx, rng);
     row_segments(ctx, rng);
-    if (own_shapes)
-        matrix_rows(ctx, rng);
     large_images(ctx, rng);
     if (own_shapes)
         big_filter(ctx, rng);
