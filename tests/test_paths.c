@@ -822,15 +822,20 @@ static void path_cases(oclconv_context *ctx, oclconv_method m, uint64_t *rng, in
     sweep(ctx, m, rng);
 }
 
-/* The cases that choose their paths themselves, each for what it tests:
- * wide, near-white, separable and chunked boxes, row segments, large
- * images, bands; the big filter in the device's own shapes only. */
-static void mixed_path_cases(oclconv_context *ctx, uint64_t *rng, int own_shapes)
+/* The cases that choose their paths themselves, each for what it tests,
+ * in two halves: wide, near-white, separable and chunked boxes; row
+ * segments, large images, bands, and the big filter in the device's own
+ * shapes only. */
+static void mixed_boxes(oclconv_context *ctx, uint64_t *rng)
 {
     wide_box(ctx, rng);
     near_white_box(ctx, rng);
     separable_boxes(ctx, rng);
     chunked_boxes(ctx, rng);
+}
+
+static void mixed_rest(oclconv_context *ctx, uint64_t *rng, int own_shapes)
+{
     row_segments(ctx, rng);
     large_images(ctx, rng);
     if (own_shapes)
@@ -838,73 +843,122 @@ static void mixed_path_cases(oclconv_context *ctx, uint64_t *rng, int own_shapes
     bands(ctx, rng);
 }
 
-/* One set of cases: each path's and the mixed ones, in the device's own
- * kernel shapes, or in the other device type's (OCLCONV_TUNE), drawn from
- * a random stream of their own. */
-static void run_cases(int other_shapes, uint64_t seed)
+/* A set of cases: one path's (method), or half of the mixed ones (MIXED_
+ * below), in the device's own kernel shapes or in the other device type's
+ * (OCLCONV_TUNE); the image and tiled kernels have no other shape.  The
+ * sets that build the most programs first. */
+#define MIXED_BOXES (-1)
+#define MIXED_REST (-2)
+typedef struct {
+    int other_shapes;
+    int method;
+} case_set;
+
+static const case_set sets[] = {
+    {0, MIXED_REST},    {1, MIXED_REST},    {0, MIXED_BOXES}, {1, MIXED_BOXES},
+    {0, OCLCONV_METHOD_SEPARABLE}, {0, OCLCONV_METHOD_TILED}, {0, OCLCONV_METHOD_IMAGE},
+    {0, OCLCONV_METHOD_BOX},       {0, OCLCONV_METHOD_BUFFER}, {1, OCLCONV_METHOD_SEPARABLE},
+    {1, OCLCONV_METHOD_BUFFER},    {1, OCLCONV_METHOD_BOX},
+};
+
+static const char *set_name(const case_set *set)
 {
+    return set->method == MIXED_BOXES  ? "mixed boxes"
+           : set->method == MIXED_REST ? "mixed paths"
+                                       : oclconv_method_name((oclconv_method)set->method);
+}
+enum { SETS = sizeof sets / sizeof *sets };
+
+/* Runs set k from a random stream of its own, in a context of its own. */
+static void run_set(size_t k)
+{
+    const case_set *set = &sets[k];
+    uint64_t rng = 0x9E3779B97F4A7C15ull * (k + 1) ^ 0xD1B54A32D192ED03ull;
     oclconv_context *ctx = test_context();
     const char *tune = "its own";
-    if (other_shapes) {
+    if (set->other_shapes) {
         cl_device_type type = 0;
         clGetDeviceInfo(oclconv_cl_device(ctx), CL_DEVICE_TYPE, sizeof type, &type, NULL);
         tune = type & CL_DEVICE_TYPE_CPU ? "gpu" : "cpu";
         setenv("OCLCONV_TUNE", tune, 1);
     }
-    printf("device: %s, kernel shapes: %s\n", oclconv_device_name(ctx), tune);
-    uint64_t rng = seed;
-    const oclconv_method methods[] = {OCLCONV_METHOD_BUFFER, OCLCONV_METHOD_IMAGE,
-                                      OCLCONV_METHOD_TILED, OCLCONV_METHOD_SEPARABLE,
-                                      OCLCONV_METHOD_BOX};
-    for (size_t m = 0; m < sizeof methods / sizeof *methods; m++)
-        /* The image and tiled kernels have no other shape. */
-        if (!other_shapes ||
-            (methods[m] != OCLCONV_METHOD_IMAGE && methods[m] != OCLCONV_METHOD_TILED))
-            path_cases(ctx, methods[m], &rng, !other_shapes);
-    mixed_path_cases(ctx, &rng, !other_shapes);
+    printf("device: %s, kernel shapes: %s, %s\n", oclconv_device_name(ctx), tune,
+           set_name(set));
+    if (set->method == MIXED_BOXES)
+        mixed_boxes(ctx, &rng);
+    else if (set->method == MIXED_REST)
+        mixed_rest(ctx, &rng, !set->other_shapes);
+    else
+        path_cases(ctx, (oclconv_method)set->method, &rng, !set->other_shapes);
     printf("programs built: %zu\n", oclconv_programs_built(ctx));
     oclconv_destroy(ctx);
+    unsetenv("OCLCONV_TUNE");
 }
 
-/* The paths whose kernels take a CPU or a GPU shape run again in the
- * other one.  The two sets are independent, so a child process runs the
- * second beside the first (PoCL builds a program on one core, and the
- * builds take most of the time), forked before either process makes an
- * OpenCL call; its output follows the parent's. */
+/* Waits for one child; returns its index in pid[], or -1 for none. */
+static int wait_child(const pid_t *pid, int *failed)
+{
+    int status = 0;
+    pid_t done;
+    while ((done = waitpid(-1, &status, 0)) < 0 && errno == EINTR)
+        ;
+    for (int k = 0; done > 0 && k < SETS; k++)
+        if (pid[k] == done) {
+            failed[k] = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+            if (!WIFEXITED(status))
+                fprintf(stderr, "the cases of set %d ended on signal %d\n", k, WTERMSIG(status));
+            return k;
+        }
+    return -1;
+}
+
+/* The sets are independent, so each runs in a child process of its own,
+ * as many at once as the machine has processors (the builds take most of
+ * the time, each on one core), forked before any process makes an OpenCL
+ * call; their output follows in the sets' order.  Where a fork fails, the
+ * sets not yet started run in this process, after the children. */
 int main(void)
 {
-    const uint64_t own_seed = 0x9E3779B97F4A7C15ull, other_seed = 0xD1B54A32D192ED03ull;
+    pid_t pid[SETS] = {0};
+    FILE *log[SETS] = {0};
+    int failed[SETS] = {0}, running = 0, k = 0;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     fflush(NULL);
-    FILE *child_log = tmpfile();
-    pid_t child = child_log ? fork() : -1;
-    if (child == 0) {
-        dup2(fileno(child_log), STDOUT_FILENO);
-        dup2(fileno(child_log), STDERR_FILENO);
-        run_cases(1, other_seed);
-        fflush(NULL);
-        _exit(test_failures ? 1 : 0);
+    for (; k < SETS; k++) {
+        if (running >= cpus && running > 0 && wait_child(pid, failed) >= 0)
+            running--;
+        log[k] = tmpfile();
+        pid[k] = log[k] ? fork() : -1;
+        if (pid[k] < 0)
+            break;
+        if (pid[k] == 0) {
+            dup2(fileno(log[k]), STDOUT_FILENO);
+            dup2(fileno(log[k]), STDERR_FILENO);
+            run_set((size_t)k);
+            fflush(NULL);
+            _exit(test_failures ? 1 : 0);
+        }
+        running++;
     }
-    run_cases(0, own_seed);
-    if (child < 0) { /* no second process: one set after the other */
-        if (child_log)
-            fclose(child_log);
-        run_cases(1, other_seed);
-        return test_exit();
-    }
-    int status = 0;
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-        ;
+    while (running > 0 && wait_child(pid, failed) >= 0)
+        running--;
     fflush(NULL);
-    rewind(child_log);
-    char buf[4096];
-    for (size_t n; (n = fread(buf, 1, sizeof buf, child_log)) > 0;)
-        fwrite(buf, 1, n, stdout);
-    fclose(child_log);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "the cases in the other kernel shapes failed (%s %d)\n",
-                WIFEXITED(status) ? "exit" : "signal",
-                WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-        test_failures++;
+    for (int i = 0; i < SETS; i++) {
+        if (log[i] && pid[i] > 0) {
+            char buf[4096];
+            rewind(log[i]);
+            for (size_t n; (n = fread(buf, 1, sizeof buf, log[i])) > 0;)
+                fwrite(buf, 1, n, stdout);
+        }
+        if (log[i])
+            fclose(log[i]);
+        if (failed[i]) {
+            fprintf(stderr, "set %d (%s) failed\n", i, set_name(&sets[i]));
+            test_failures++;
+        }
     }
+    fflush(NULL);
+    for (; k < SETS; k++) /* no fork: in this process */
+        run_set((size_t)k);
     return test_exit();
 }
