@@ -895,18 +895,17 @@ static void run_set(size_t k)
     unsetenv("OCLCONV_TUNE");
 }
 
-/* Waits for one child; returns its index in pid[], or -1 for none. */
-static int wait_child(const pid_t *pid, int *failed)
+/* Waits for one child and keeps its status; returns its index in pid[],
+ * or -1 for none. */
+static int wait_child(const pid_t *pid, int *status)
 {
-    int status = 0;
+    int st = 0;
     pid_t done;
-    while ((done = waitpid(-1, &status, 0)) < 0 && errno == EINTR)
+    while ((done = waitpid(-1, &st, 0)) < 0 && errno == EINTR)
         ;
     for (int k = 0; done > 0 && k < SETS; k++)
         if (pid[k] == done) {
-            failed[k] = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-            if (!WIFEXITED(status))
-                fprintf(stderr, "the cases of set %d ended on signal %d\n", k, WTERMSIG(status));
+            status[k] = st;
             return k;
         }
     return -1;
@@ -921,11 +920,11 @@ int main(void)
 {
     pid_t pid[SETS] = {0};
     FILE *log[SETS] = {0};
-    int failed[SETS] = {0}, running = 0, k = 0;
+    int status[SETS] = {0}, running = 0, k = 0;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     fflush(NULL);
     for (; k < SETS; k++) {
-        if (running >= cpus && running > 0 && wait_child(pid, failed) >= 0)
+        if (running >= cpus && running > 0 && wait_child(pid, status) >= 0)
             running--;
         log[k] = tmpfile();
         pid[k] = log[k] ? fork() : -1;
@@ -940,7 +939,7 @@ int main(void)
         }
         running++;
     }
-    while (running > 0 && wait_child(pid, failed) >= 0)
+    while (running > 0 && wait_child(pid, status) >= 0)
         running--;
     fflush(NULL);
     for (int i = 0; i < SETS; i++) {
@@ -952,8 +951,10 @@ int main(void)
         }
         if (log[i])
             fclose(log[i]);
-        if (failed[i]) {
-            fprintf(stderr, "set %d (%s) failed\n", i, set_name(&sets[i]));
+        if (!WIFEXITED(status[i]) || WEXITSTATUS(status[i]) != 0) {
+            fprintf(stderr, "set %d (%s) failed (%s %d)\n", i, set_name(&sets[i]),
+                    WIFEXITED(status[i]) ? "exit" : "signal",
+                    WIFEXITED(status[i]) ? WEXITSTATUS(status[i]) : WTERMSIG(status[i]));
             test_failures++;
         }
     }
