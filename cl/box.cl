@@ -1,6 +1,7 @@
 /*
  * Box filters by window sums whose cost does not grow with the radius: in
- * one pass over lines of columns on GPUs (box_tile), in one pass down bands
+ * one pass over lines of columns on GPUs (box_tile; 8-bit RGBA up to 15x15
+ * in quads of pixels, box_quads, whose row sums grow with it), in one pass down bands
  * of whole rows on CPUs (box_fused), or in two passes through a scratch
  * image of row sums (rows `pitch` values apart) where a GPU's line would
  * not fit local memory.  Outside taps of ZERO / CONSTANT / NORMALIZE
@@ -22,7 +23,8 @@
  *    stays in the windows that hold it.  Each kernel reads the check and
  *    returns at once when it is not the one to run.
  * Expects -DSUM_INT, -DNARROW_ROWS, -DBAND, -DSEGMENT, -DWALK_BAND,
- * -DWALK_MOST (and -DLINE -DCH -DPACK16 for box_tile, -DFUSED for box_fused,
+ * -DWALK_MOST (and -DLINE -DCH -DPACK16 for box_tile, -DQUADS -DQW -DQH -DQPY
+ * for box_quads, -DFUSED for box_fused,
  * -DWALK_OUTS and -DWALK_COLS -DWALK_ROWS for the GPU walks) besides
  * common.cl's macros.
  */
@@ -446,6 +448,107 @@ void box_tile(__global const src_t *src, __global dst_t *dst, int width, int hei
         }
 #undef PREFIX
         barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+#endif
+
+#ifdef QUADS
+/*
+ * GPUs, 8-bit RGBA boxes up to 15x15 (src/plan.c quads_fit), whose window
+ * sums fit 16 bits: a work-item makes a quad of 4 pixels (16 bytes) by QPY
+ * rows, in work-groups of QW x QH.  First it makes the row sums of its
+ * quad for the group's QROWS rows, QH apart, each from one aligned load of
+ * each quad of the row's window where the window lies in the row, and
+ * slides them along the quad as uints of two channels' sums (channels 0
+ * and 2, 1 and 3; the words add and subtract modulo 2^32, as box_tile's
+ * PACK16 sums do), into local memory in two planes; then it slides its
+ * quad's column sums down its QPY rows.  A pixel's window sum thus takes
+ * two additions a row and two a column where box_tile's line takes a scan
+ * of each row, and no value is converted before the window's sum is done.
+ * Every sum is an exact integer, so the outputs are box_tile's.
+ */
+#define QROWS (QH * QPY + 2 * RY)
+#define QPAD ((RX + 3) / 4 * 4) /* window pixels each side of a quad, whole quads */
+#define QWIN (2 * QPAD + 4)
+#define QTRIPS ((QROWS + QH - 1) / QH)
+#define EVEN_BYTES(w) ((w) & 0x00ff00ffu)
+#define ODD_BYTES(w) (((w) >> 8) & 0x00ff00ffu)
+/* A pixel's four sums from its packed words e (bytes 0 and 2 of the
+ * pixel's word) and o (bytes 1 and 3). */
+#ifdef __ENDIAN_LITTLE__
+#define QUAD_PX(e, o) ((uint4)((e) & 0xffff, (o) & 0xffff, (e) >> 16, (o) >> 16))
+#else
+#define QUAD_PX(e, o) ((uint4)((o) >> 16, (e) >> 16, (o) & 0xffff, (e) & 0xffff))
+#endif
+
+__kernel __attribute__((reqd_work_group_size(QW, QH, 1)))
+void box_quads(__global const src_t *src, __global dst_t *dst, int width, int height,
+               acc_t weight, acc_t border_value, acc_t scale, acc_t delta)
+{
+    __local uint4 even[QROWS * QW], odd[QROWS * QW];
+    int lx = get_local_id(0), ly = get_local_id(1);
+    int x0 = (int)get_global_id(0) * 4, y0 = (int)get_group_id(1) * QH * QPY;
+    __global const uint *words = (__global const uint *)src;
+    bool inside = x0 >= QPAD && x0 + 4 + QPAD <= width && width % 4 == 0 &&
+                  ((size_t)src & 15) == 0;
+#pragma unroll
+    for (int n = 0; n < QTRIPS; n++) {
+        int t = ly + n * QH;
+        if (n == QTRIPS - 1 && t >= QROWS)
+            break;
+        int sy = border_index(y0 - RY + t, height);
+        __global const uint *row = words + (size_t)max(sy, 0) * width;
+        uint px[QWIN];
+        if (inside) {
+#pragma unroll
+            for (int c = 0; c < QWIN / 4; c++)
+                vstore4(*(__global const uint4 *)(row + x0 - QPAD + 4 * c), 0, px + 4 * c);
+        } else {
+#pragma unroll
+            for (int k = QPAD - RX; k < QPAD + 4 + RX; k++) {
+                int sx = border_index(x0 - QPAD + k, width);
+                px[k] = IS_PIXEL(sx) ? row[max(sx, 0)] : 0;
+            }
+        }
+        uint e[4], o[4], se = 0, so = 0;
+#pragma unroll
+        for (int k = QPAD - RX; k <= QPAD + RX; k++) {
+            se += EVEN_BYTES(px[k]);
+            so += ODD_BYTES(px[k]);
+        }
+        e[0] = se;
+        o[0] = so;
+#pragma unroll
+        for (int j = 1; j < 4; j++) {
+            uint in = px[QPAD + j + RX], out = px[QPAD + j - RX - 1];
+            e[j] = se = se + EVEN_BYTES(in) - EVEN_BYTES(out);
+            o[j] = so = so + ODD_BYTES(in) - ODD_BYTES(out);
+        }
+        bool keep = IS_PIXEL(sy);
+        even[t * QW + lx] = keep ? vload4(0, e) : (uint4)0;
+        odd[t * QW + lx] = keep ? vload4(0, o) : (uint4)0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int r0 = ly * QPY;
+    if (x0 >= width || y0 + r0 >= height)
+        return;
+    uint4 ce = 0, co = 0;
+#pragma unroll
+    for (int j = 0; j < FH; j++) {
+        ce += even[(r0 + j) * QW + lx];
+        co += odd[(r0 + j) * QW + lx];
+    }
+    int rowlen = width * CN;
+    for (int k = 0; k < QPY && y0 + r0 + k < height; k++) {
+        if (k > 0) {
+            ce += even[(r0 + k + FH - 1) * QW + lx] - even[(r0 + k - 1) * QW + lx];
+            co += odd[(r0 + k + FH - 1) * QW + lx] - odd[(r0 + k - 1) * QW + lx];
+        }
+        int y = y0 + r0 + k;
+        uint16 s = (uint16)(QUAD_PX(ce.x, co.x), QUAD_PX(ce.y, co.y), QUAD_PX(ce.z, co.z),
+                            QUAD_PX(ce.w, co.w));
+        finish_values(s, x0 * CN, y, width, height, weight, border_value, scale, delta,
+                      dst + (size_t)y * rowlen + x0 * CN);
     }
 }
 #endif

@@ -158,6 +158,7 @@ typedef struct {
 #define OCLCONV_FUSED_NO 0
 #define OCLCONV_FUSED_BANDS 1
 #define OCLCONV_FUSED_TILES 2
+#define OCLCONV_FUSED_QUADS 3 /* boxes of 8-bit RGBA (cl/box.cl box_quads) */
 /* Separable tiles: this many work-items, each VEC values by band rows,
  * each row's window of taps at most OCLCONV_ROW_WINDOW values (registers;
  * the kernels' limit, -DROW_WINDOW), and for tiles, at most that many
@@ -177,6 +178,11 @@ typedef struct {
 #endif
 /* Box row pass: the work-items of a group, one pixel of a row each. */
 #define OCLCONV_BOX_SEGMENT 256
+/* GPU boxes of 8-bit RGBA in quads (src/plan.c quads_fit): a group's
+ * work-items across and down, and the rows each makes. */
+#define OCLCONV_QUAD_W 8
+#define OCLCONV_QUAD_H 16
+#define OCLCONV_QUAD_ROWS 4
 /* Float boxes' walks (cl/box.cl): the pixels or rows a work-item walks. */
 #define OCLCONV_WALK_BAND 64
 /* GPUs: the most sums a work-item holds of a walk's block in local memory. */

@@ -103,6 +103,9 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
     if (tiles)
         snprintf(options + used, sizeof options - used, " -DLINE=%d -DCH=%d -DPACK16=%d", line,
                  job->tile[1], job->pack16);
+    else if (job->fused == OCLCONV_FUSED_QUADS)
+        snprintf(options + used, sizeof options - used, " -DQUADS -DQW=%d -DQH=%d -DQPY=%d",
+                 job->local[0], job->local[1], job->band);
     size_t pitch = oclconv__vec_pitch(job), v = (size_t)job->vec;
     size_t sum_size = narrow ? sizeof(cl_ushort) : oclconv__sum_size(job);
     size_t bands = ((size_t)job->src->height + (size_t)job->band - 1) / (size_t)job->band;
@@ -171,6 +174,16 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
             s = oclconv__run_2d_local(ctx, fused,
                                       ((size_t)width + outs - 1) / outs * OCLCONV_BOX_SEGMENT,
                                       bands, OCLCONV_BOX_SEGMENT, 1);
+    } else if (job->fused == OCLCONV_FUSED_QUADS) {
+        s = oclconv__args(ctx, fused, 0, 8, sizeof io->in, &io->in, sizeof io->out, &io->out,
+                          sizeof width, &width, sizeof height, &height, a, &finish[0], a,
+                          &finish[1], a, &finish[2], a, &finish[3]);
+        /* A work-item a quad of 4 pixels by `band` rows. */
+        size_t qw = (size_t)job->local[0], qh = (size_t)job->local[1];
+        size_t quads = ((size_t)width + 3) / 4, tall = qh * (size_t)job->band;
+        if (s == OCLCONV_OK)
+            s = oclconv__run_2d_local(ctx, fused, (quads + qw - 1) / qw * qw,
+                                      ((size_t)height + tall - 1) / tall * qh, qw, qh);
     } else if (job->fused) {
         s = oclconv__args(ctx, fused, 0, 10, sizeof io->in, &io->in, sizeof io->out, &io->out,
                           sizeof tmp, &tmp, sizeof width, &width, sizeof height, &height,

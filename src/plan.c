@@ -282,14 +282,39 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
     }
 }
 
+/* GPUs: 8-bit RGBA boxes up to 15x15 in quads of 4 pixels a work-item
+ * (cl/box.cl box_quads), in groups of OCLCONV_QUAD_W x OCLCONV_QUAD_H
+ * work-items each going down OCLCONV_QUAD_ROWS rows, where their row sums
+ * fit local memory.  Their windows' sums, at most 225 x 255, fit 16 bits.
+ * Against box_tile, and the separable tiles that AUTO took below 7 taps
+ * (NVIDIA H200, kernel MP/s, best of 9 calls, three rounds; 8K): r1 317k
+ * against 240k (1.32x; box_tile 208k), r2 291k against 198k (1.47x), r3
+ * 279k against box_tile's 207k (1.35x), r5 251k against 204k (1.23x), r7
+ * 229k against 204k (1.12x); 4K: r1 255k against 218k (1.17x), r3 240k
+ * against 173k (1.39x), r7 202k against 164k (1.23x).  Groups of 8 x 16
+ * work-items going down 4 rows were the fastest of eleven shapes from 4
+ * to 32 wide and 2 to 16 rows, 128 or 256 work-items, or within 5 % of
+ * it (16 x 8 x 4: 0.80x at r7; 8 rows, fewer halo rows: 0.79-0.90x). */
+static int quads_fit(const oclconv_context *ctx, const oclconv__job *job)
+{
+    const oclconv_filter *f = job->filter;
+    size_t rows = (size_t)OCLCONV_QUAD_H * OCLCONV_QUAD_ROWS + (size_t)f->height - 1;
+    size_t bytes = 2 * rows * OCLCONV_QUAD_W * 16;
+    return !job->cpu_shapes && job->src->channels == 4 && job->src->type == OCLCONV_U8 &&
+           f->width <= 15 && f->height <= 15 && bytes + 1024 <= job->local_mem &&
+           ctx->facts.max_work_item[1] >= OCLCONV_QUAD_H;
+}
+
 /* AUTO: the first path that can run the job, in one order: running sums,
  * separable passes, the buffer kernel.  On CPUs: running sums for boxes,
  * fused passes for separable filters, the vectorised buffer kernel for the
  * rest and for float images under 3x3 taps (the image path's sampler is
  * emulated there and far slower).  On GPUs, measured on NVIDIA's OpenCL
  * (4K and 8K): the separable tiles' cost grows with the taps and the
- * one-pass running sums' does not.  The sums win for 8-bit images from 7
- * taps with 3 or 4 channels (since their rows' loads and scan gained,
+ * one-pass running sums' does not.  They win for 8-bit RGBA boxes at
+ * every size, in quads up to 15x15 (quads_fit() above), and for 8-bit
+ * images from 7 taps with 3 or 4 channels (since their rows' loads and
+ * scan gained,
  * 8K / 4K: RGBA8 r3 1.16-1.19x / 0.98-1.02x, r4 1.23-1.29x /
  * 1.03-1.06x; r2 0.96-1.04x / 0.88-0.92x; RGB8 r3 1.03-1.09x /
  * 0.98-1.03x, r4 1.12-1.16x / 1.12-1.14x, r2 0.78-0.84x), 11 with 2
@@ -324,7 +349,7 @@ static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
     int box_from = job->src->type == OCLCONV_U8    ? u8_from[cn - 1]
                    : job->src->type == OCLCONV_U16 ? u16_from[cn - 1]
                                                    : float_from[cn - 1];
-    int box_pays = job->cpu_shapes || widest >= box_from;
+    int box_pays = job->cpu_shapes || widest >= box_from || quads_fit(ctx, job);
     /* On CPUs a float image under at most 3x3 taps goes straight to the
      * buffer kernel: nothing to convert, and 1.4-2x the separable and box
      * kernels on PoCL (8-bit images and wider filters: no gain). */
@@ -534,11 +559,19 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
  * RGBA8 r15 1.04-1.14x, r31 1.06-1.10x; u8 gray r15 1.10-1.16x, r31
  * 1.18-1.31x; f32 gray r47 1.09-1.11x, r127 0.98-1.23x; RGBA8 r7 keeps
  * 16; bands of 8, 32, 64, 128 and 256 rows measured slower). */
-static void plan_box_tiles(oclconv__job *job)
+static void plan_box_tiles(const oclconv_context *ctx, oclconv__job *job)
 {
     const size_t seg = OCLCONV_BOX_SEGMENT;
     int cn = job->src->channels;
     size_t fw = (size_t)job->filter->width, best = 0;
+    if (quads_fit(ctx, job)) {
+        job->fused = OCLCONV_FUSED_QUADS;
+        job->vec = 16;
+        job->local[0] = OCLCONV_QUAD_W;
+        job->local[1] = OCLCONV_QUAD_H;
+        job->band = OCLCONV_QUAD_ROWS;
+        return;
+    }
     /* Window sums that fit 16 bits: two channels' sums to a uint
      * (cl/box.cl). */
     job->pack16 = cn > 1 && oclconv__sums_fit16(job, fw * (size_t)job->filter->height);
@@ -621,7 +654,7 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
     } else if (job->method == OCLCONV_METHOD_SEPARABLE) {
         plan_tiles(ctx, job);
     } else if (job->method == OCLCONV_METHOD_BOX) {
-        plan_box_tiles(job);
+        plan_box_tiles(ctx, job);
     } else if (job->method == OCLCONV_METHOD_BUFFER) {
         /* Taps by value (see cl/separable.cl's tiles), measured on NVIDIA's
          * OpenCL, 8K and 4K: RGBA8 r2 1.11-1.16x, f32 r3 1.09-1.29x, r1

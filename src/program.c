@@ -224,7 +224,10 @@ oclconv_status oclconv__pass_kernels(oclconv_context *ctx, const char *source, c
     char name[64];
     k[0] = k[1] = NULL;
     snprintf(name, sizeof name, "%s_%s", source,
-             fused == OCLCONV_FUSED_TILES ? "tile" : fused ? "fused" : "rows");
+             fused == OCLCONV_FUSED_TILES   ? "tile"
+             : fused == OCLCONV_FUSED_QUADS ? "quads"
+             : fused                        ? "fused"
+                                            : "rows");
     oclconv_status s = oclconv__get_kernel(ctx, source, name, options, &k[0]);
     if (s == OCLCONV_OK && !fused) {
         snprintf(name, sizeof name, "%s_cols", source);

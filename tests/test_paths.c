@@ -370,6 +370,43 @@ static void separable_boxes(oclconv_context *ctx, uint64_t *rng)
     printf("separable boxes: %ld cases\n", cases);
 }
 
+/* 8-bit RGBA boxes of at most 257 taps, which GPUs make in quads of 4
+ * pixels a work-item (cl/box.cl box_quads): rows of whole quads (200
+ * pixels) and not (198), narrower than a window (5, 2), one row and
+ * several tiles tall, every border, 8-bit and float results, some with a
+ * scale and a delta. */
+static void quad_boxes(oclconv_context *ctx, uint64_t *rng)
+{
+    static const int radii[][2] = {{1, 1}, {2, 0}, {0, 3}, {3, 3}, {7, 7}, {8, 7}, {5, 9}};
+    static const int box_sizes[][2] = {{200, 45}, {198, 70}, {5, 131}, {2, 1}, {36, 2}};
+    long cases = 0;
+    for (int r = 0; r < (int)(sizeof radii / sizeof *radii); r++)
+        for (int b = 0; b <= OCLCONV_BORDER_NORMALIZE; b++) {
+            oclconv_filter *f;
+            ASSERT_OK(NULL, oclconv_filter_box(radii[r][0], radii[r][1], &f));
+            oclconv_options opt = options_for(OCLCONV_METHOD_BOX, (oclconv_border)b,
+                                              (float)rng_uniform(rng, 0, 255));
+            if ((r + b) % 3 == 0) {
+                opt.scale = (float)rng_uniform(rng, 0.5, 2);
+                opt.delta = (float)rng_uniform(rng, -10, 10);
+            }
+            oclconv_type dst_type = (r + b) % 2 ? OCLCONV_U8 : OCLCONV_F32;
+            for (size_t sz = 0; sz < sizeof box_sizes / sizeof *box_sizes; sz++) {
+                oclconv_image src = image_random(rng, box_sizes[sz][0], box_sizes[sz][1], 4,
+                                                 OCLCONV_U8, 0);
+                char label[200];
+                snprintf(label, sizeof label, "box %dx%d %s u8->%s cn=4 %dx%d",
+                         2 * radii[r][0] + 1, 2 * radii[r][1] + 1, border_name(opt.border),
+                         type_name(dst_type), src.width, src.height);
+                check_one(ctx, &src, dst_type, 0, f, &opt, label);
+                image_free(&src);
+                cases++;
+            }
+            oclconv_filter_destroy(f);
+        }
+    printf("quad boxes: %ld cases\n", cases);
+}
+
 /* Gray float boxes from r15, whose GPU tiles add their rows, and columns
  * of 2 PY taps or more, from sums of chunks (cl/separable.cl, EQUAL_ROW 2;
  * rows r15-r18 end their windows 3 to 6 values past the chunks, columns
@@ -832,6 +869,7 @@ static void mixed_boxes(oclconv_context *ctx, uint64_t *rng)
     near_white_box(ctx, rng);
     separable_boxes(ctx, rng);
     chunked_boxes(ctx, rng);
+    quad_boxes(ctx, rng);
 }
 
 static void mixed_rest(oclconv_context *ctx, uint64_t *rng, int own_shapes)

@@ -5,7 +5,8 @@
  * checked against the bound computed here a second way, tap by tap, from
  * the partial sums of the weights' magnitudes (see pass_roundings() in
  * src/plan.c).  Also some of its GPU tile shapes: the chunk buffers of
- * float box rows, and the bands of RGBA8 rows made in segments.
+ * float box rows, the bands of RGBA8 rows made in segments, and the
+ * quads of RGBA8 boxes.
  */
 #include "../src/internal.h"
 #include "test.h"
@@ -281,6 +282,57 @@ static void segment_trips(void)
     free(ctx.errmsg);
 }
 
+/* GPU boxes of 8-bit RGBA up to 15x15 taps run in quads (cl/box.cl
+ * box_quads) when AUTO chooses, 3x3 included, which went to the separable
+ * tiles before: groups of OCLCONV_QUAD_W x OCLCONV_QUAD_H going down
+ * OCLCONV_QUAD_ROWS rows, whose row sums fit 48 KB.  Not wider or taller
+ * boxes, other types or channel counts, a CPU's shapes, nor a device
+ * whose local memory holds no group's row sums (16 KB: 3x3 takes 17.5). */
+static void quad_boxes(void)
+{
+    static const struct {
+        int rx, ry, channels;
+        oclconv_type type;
+        cl_device_type device;
+        cl_ulong local_mem;
+        int quads;
+    } cases[] = {
+        {1, 1, 4, OCLCONV_U8, CL_DEVICE_TYPE_GPU, 49152, 1},
+        {0, 0, 4, OCLCONV_U8, CL_DEVICE_TYPE_GPU, 49152, 1},
+        {7, 7, 4, OCLCONV_U8, CL_DEVICE_TYPE_GPU, 49152, 1},
+        {7, 0, 4, OCLCONV_U8, CL_DEVICE_TYPE_GPU, 49152, 1},
+        {2, 5, 4, OCLCONV_U8, CL_DEVICE_TYPE_GPU, 49152, 1},
+        {8, 1, 4, OCLCONV_U8, CL_DEVICE_TYPE_GPU, 49152, 0},
+        {1, 8, 4, OCLCONV_U8, CL_DEVICE_TYPE_GPU, 49152, 0},
+        {1, 1, 3, OCLCONV_U8, CL_DEVICE_TYPE_GPU, 49152, 0},
+        {3, 3, 4, OCLCONV_U16, CL_DEVICE_TYPE_GPU, 49152, 0},
+        {3, 3, 4, OCLCONV_U8, CL_DEVICE_TYPE_CPU, 49152, 0},
+        {1, 1, 4, OCLCONV_U8, CL_DEVICE_TYPE_GPU, 16384, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        oclconv_context ctx = fake_device();
+        ctx.facts.type = cases[i].device;
+        ctx.facts.local_mem = cases[i].local_mem;
+        oclconv_filter *f;
+        ASSERT_OK(NULL, oclconv_filter_box(cases[i].rx, cases[i].ry, &f));
+        oclconv__job job = plan_channels(&ctx, f, cases[i].channels, cases[i].type,
+                                         cases[i].type, OCLCONV_METHOD_AUTO,
+                                         OCLCONV_BORDER_CLAMP);
+        int quads = job.method == OCLCONV_METHOD_BOX && job.fused == OCLCONV_FUSED_QUADS &&
+                    job.local[0] == OCLCONV_QUAD_W && job.local[1] == OCLCONV_QUAD_H &&
+                    job.band == OCLCONV_QUAD_ROWS;
+        if (quads != cases[i].quads)
+            TEST_FAIL_("box %dx%d, %d channels of type %d, %s, %llu bytes: %s, fused %d, "
+                       "%dx%d by %d rows",
+                       2 * cases[i].rx + 1, 2 * cases[i].ry + 1, cases[i].channels,
+                       cases[i].type, cases[i].device == CL_DEVICE_TYPE_GPU ? "GPU" : "CPU",
+                       (unsigned long long)cases[i].local_mem, oclconv_method_name(job.method),
+                       job.fused, job.local[0], job.local[1], job.band);
+        oclconv_filter_destroy(f);
+        free(ctx.errmsg);
+    }
+}
+
 int main(void)
 {
     oclconv_context ctx = fake_device();
@@ -290,6 +342,7 @@ int main(void)
     two_d(&ctx, &rng);
     chunk_buffers();
     segment_trips();
+    quad_boxes();
     free(ctx.errmsg);
     return test_exit();
 }
