@@ -291,10 +291,11 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
  * against 240k (1.32x; box_tile 208k), r2 291k against 198k (1.47x), r3
  * 279k against box_tile's 207k (1.35x), r5 251k against 204k (1.23x), r7
  * 229k against 204k (1.12x); 4K: r1 255k against 218k (1.17x), r3 240k
- * against 173k (1.39x), r7 202k against 164k (1.23x).  Groups of 8 x 16
- * work-items going down 4 rows were the fastest of eleven shapes from 4
- * to 32 wide and 2 to 16 rows, 128 or 256 work-items, or within 5 % of
- * it (16 x 8 x 4: 0.80x at r7; 8 rows, fewer halo rows: 0.79-0.90x). */
+ * against 173k (1.39x), r7 202k against 164k (1.23x); H100, 8K: r1-r7
+ * 1.11-1.37x.  Groups of 8 x 16 work-items going down 4 rows were the
+ * fastest of 15 shapes from 4 to 32 wide and 2 to 16 rows, of 64 to 256
+ * work-items, or within 5 % of it (16 x 8 x 4: 0.81x at r7; 8 rows,
+ * fewer halo rows: 0.80-0.90x; docs/performance.md). */
 static int quads_fit(const oclconv_context *ctx, const oclconv__job *job)
 {
     const oclconv_filter *f = job->filter;
