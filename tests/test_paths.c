@@ -370,41 +370,49 @@ static void separable_boxes(oclconv_context *ctx, uint64_t *rng)
     printf("separable boxes: %ld cases\n", cases);
 }
 
-/* 8-bit RGBA boxes of at most 257 taps, which GPUs make in quads of 4
- * pixels a work-item (cl/box.cl box_quads): rows of whole quads (200
- * pixels) and not (198), narrower than a window (5, 2), one row and
- * several tiles tall, every border, 8-bit and float results, some with a
- * scale and a delta. */
-static void quad_boxes(oclconv_context *ctx, uint64_t *rng)
+/* Boxes of `cn` channels of src_type through `method`, each of the
+ * `radii` under every border, with 8-bit and float results and some with
+ * a scale and a delta, on images of each of the sizes `images`. */
+static void box_cases(oclconv_context *ctx, uint64_t *rng, const char *name,
+                      oclconv_method method, int cn, oclconv_type src_type,
+                      const int (*radii)[2], int n_radii, const int (*images)[2], int n_images)
 {
-    static const int radii[][2] = {{1, 1}, {2, 0}, {0, 3}, {3, 3}, {7, 7}, {8, 7}, {5, 9}};
-    static const int box_sizes[][2] = {{200, 45}, {198, 70}, {5, 131}, {2, 1}, {36, 2}};
     long cases = 0;
-    for (int r = 0; r < (int)(sizeof radii / sizeof *radii); r++)
+    for (int r = 0; r < n_radii; r++)
         for (int b = 0; b <= OCLCONV_BORDER_NORMALIZE; b++) {
             oclconv_filter *f;
             ASSERT_OK(NULL, oclconv_filter_box(radii[r][0], radii[r][1], &f));
-            oclconv_options opt = options_for(OCLCONV_METHOD_BOX, (oclconv_border)b,
-                                              (float)rng_uniform(rng, 0, 255));
+            oclconv_options opt = options_for(method, (oclconv_border)b,
+                                              (float)rng_uniform(rng, -20, 300));
             if ((r + b) % 3 == 0) {
                 opt.scale = (float)rng_uniform(rng, 0.5, 2);
                 opt.delta = (float)rng_uniform(rng, -10, 10);
             }
             oclconv_type dst_type = (r + b) % 2 ? OCLCONV_U8 : OCLCONV_F32;
-            for (size_t sz = 0; sz < sizeof box_sizes / sizeof *box_sizes; sz++) {
-                oclconv_image src = image_random(rng, box_sizes[sz][0], box_sizes[sz][1], 4,
-                                                 OCLCONV_U8, 0);
+            for (int i = 0; i < n_images; i++) {
+                oclconv_image src = image_random(rng, images[i][0], images[i][1], cn, src_type, 0);
                 char label[200];
-                snprintf(label, sizeof label, "box %dx%d %s u8->%s cn=4 %dx%d",
+                snprintf(label, sizeof label, "%s: box %dx%d %s %s->%s cn=%d %dx%d", name,
                          2 * radii[r][0] + 1, 2 * radii[r][1] + 1, border_name(opt.border),
-                         type_name(dst_type), src.width, src.height);
+                         type_name(src_type), type_name(dst_type), cn, src.width, src.height);
                 check_one(ctx, &src, dst_type, 0, f, &opt, label);
                 image_free(&src);
                 cases++;
             }
             oclconv_filter_destroy(f);
         }
-    printf("quad boxes: %ld cases\n", cases);
+    printf("%s: %ld cases\n", name, cases);
+}
+
+/* 8-bit RGBA boxes up to 15x15, which GPUs make in quads of 4 pixels a
+ * work-item (cl/box.cl box_quads): rows of whole quads (200 pixels) and
+ * not (198), narrower than a window (5, 2), one row and several tiles
+ * tall; 17x15, past the quads, for the path beside them. */
+static void quad_boxes(oclconv_context *ctx, uint64_t *rng)
+{
+    static const int radii[][2] = {{1, 1}, {2, 0}, {0, 3}, {3, 3}, {7, 7}, {8, 7}, {5, 9}};
+    static const int images[][2] = {{200, 45}, {198, 70}, {5, 131}, {2, 1}, {36, 2}};
+    box_cases(ctx, rng, "quad boxes", OCLCONV_METHOD_BOX, 4, OCLCONV_U8, radii, 7, images, 5);
 }
 
 /* Gray float boxes from r15, whose GPU tiles add their rows, and columns
@@ -418,29 +426,9 @@ static void chunked_boxes(oclconv_context *ctx, uint64_t *rng)
 {
     static const int radii[][2] = {{15, 15}, {16, 4}, {17, 12}, {18, 8}, {31, 31}, {37, 37},
                                    {39, 30}};
-    static const int box_sizes[][2] = {{260, 70}, {67, 9}};
-    long cases = 0;
-    for (int r = 0; r < (int)(sizeof radii / sizeof *radii); r++)
-        for (int b = 0; b <= OCLCONV_BORDER_NORMALIZE; b++) {
-            oclconv_filter *f;
-            ASSERT_OK(NULL, oclconv_filter_box(radii[r][0], radii[r][1], &f));
-            oclconv_options opt = options_for(OCLCONV_METHOD_SEPARABLE, (oclconv_border)b,
-                                              (float)rng_uniform(rng, -20, 300));
-            oclconv_type dst_type = (r + b) % 2 ? OCLCONV_U8 : OCLCONV_F32;
-            for (size_t sz = 0; sz < sizeof box_sizes / sizeof *box_sizes; sz++) {
-                oclconv_image src = image_random(rng, box_sizes[sz][0], box_sizes[sz][1], 1,
-                                                 OCLCONV_F32, 0);
-                char label[200];
-                snprintf(label, sizeof label, "gray box %dx%d %s f32->%s %dx%d",
-                         2 * radii[r][0] + 1, 2 * radii[r][1] + 1, border_name(opt.border),
-                         type_name(dst_type), src.width, src.height);
-                check_one(ctx, &src, dst_type, 0, f, &opt, label);
-                image_free(&src);
-                cases++;
-            }
-            oclconv_filter_destroy(f);
-        }
-    printf("chunked boxes: %ld cases\n", cases);
+    static const int images[][2] = {{260, 70}, {67, 9}};
+    box_cases(ctx, rng, "chunked boxes", OCLCONV_METHOD_SEPARABLE, 1, OCLCONV_F32, radii, 7,
+              images, 2);
 }
 
 /* 8-bit Gaussians of 4 and 2 channels from r3, whose GPU tiles make

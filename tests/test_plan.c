@@ -28,6 +28,15 @@ static oclconv_context fake_device(void)
     return ctx;
 }
 
+/* The same device of another type and local memory. */
+static oclconv_context fake_device_of(cl_device_type type, cl_ulong local_mem)
+{
+    oclconv_context ctx = fake_device();
+    ctx.facts.type = type;
+    ctx.facts.local_mem = local_mem;
+    return ctx;
+}
+
 /* The planner's job for a 64x64 image of `channels`. */
 static oclconv__job plan_channels(oclconv_context *ctx, const oclconv_filter *f, int channels,
                                   oclconv_type src_type, oclconv_type dst_type,
@@ -213,9 +222,7 @@ static void chunk_buffers(void)
     };
     setenv("OCLCONV_TUNE", "gpu", 1);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        oclconv_context ctx = fake_device();
-        ctx.facts.type = cases[i].type;
-        ctx.facts.local_mem = cases[i].local_mem;
+        oclconv_context ctx = fake_device_of(cases[i].type, cases[i].local_mem);
         oclconv_filter *f;
         ASSERT_OK(NULL, oclconv_filter_box(cases[i].r, cases[i].r, &f));
         oclconv__job job = plan_of(&ctx, f, OCLCONV_F32, OCLCONV_F32, OCLCONV_METHOD_SEPARABLE,
@@ -242,9 +249,7 @@ static void chunk_buffers(void)
  * other tile does. */
 static void segment_trips(void)
 {
-    oclconv_context ctx = fake_device();
-    ctx.facts.type = CL_DEVICE_TYPE_GPU;
-    ctx.facts.local_mem = 49152;
+    oclconv_context ctx = fake_device_of(CL_DEVICE_TYPE_GPU, 49152);
     for (int r = 3; r <= 23; r++) {
         oclconv_filter *f;
         ASSERT_OK(NULL, oclconv_filter_gaussian(r / 3.0, r / 3.0, r, r, &f));
@@ -310,9 +315,7 @@ static void quad_boxes(void)
         {1, 1, 4, OCLCONV_U8, CL_DEVICE_TYPE_GPU, 16384, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        oclconv_context ctx = fake_device();
-        ctx.facts.type = cases[i].device;
-        ctx.facts.local_mem = cases[i].local_mem;
+        oclconv_context ctx = fake_device_of(cases[i].device, cases[i].local_mem);
         oclconv_filter *f;
         ASSERT_OK(NULL, oclconv_filter_box(cases[i].rx, cases[i].ry, &f));
         oclconv__job job = plan_channels(&ctx, f, cases[i].channels, cases[i].type,
