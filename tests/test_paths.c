@@ -407,7 +407,7 @@ static void box_cases(oclconv_context *ctx, uint64_t *rng, const char *name,
 /* 8-bit RGBA boxes up to 15x15, which GPUs make in quads of 4 pixels a
  * work-item (cl/box.cl box_quads): rows of whole quads (200 pixels) and
  * not (198), narrower than a window (5, 2), one row and several tiles
- * tall; 17x15, past the quads, for the path beside them. */
+ * tall; 17x15 and 11x19, past the quads, for the path beside them. */
 static void quad_boxes(oclconv_context *ctx, uint64_t *rng)
 {
     static const int radii[][2] = {{1, 1}, {2, 0}, {0, 3}, {3, 3}, {7, 7}, {8, 7}, {5, 9}};
