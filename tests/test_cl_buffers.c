@@ -44,6 +44,46 @@ static void check(const oclconv_image *src, const oclconv_image *got, const oclc
     ref_result_free(&ref);
 }
 
+/* A 41x17 image of cn 8-bit channels filtered on a buffer path, held back
+ * by a user event until we let it go; the path may refuse a filter not
+ * its kind, and then enqueues nothing. */
+static void gated(oclconv_context *ctx, uint64_t *rng, oclconv_method method,
+                  const oclconv_filter *f, int cn, const char *what)
+{
+    cl_context cl = oclconv_cl_context(ctx);
+    oclconv_image src = image_random(rng, 41, 17, cn, OCLCONV_U8, 0);
+    oclconv_image got = image_like(&src, OCLCONV_F32, 0);
+    cl_mem in = buffer_of(cl, &src, bytes_of(&src)), out = buffer_of(cl, NULL, bytes_of(&got));
+    oclconv_cl_image s = {in, 41, 17, cn, OCLCONV_U8}, d = {out, 41, 17, cn, OCLCONV_F32};
+    oclconv_options opt;
+    oclconv_options_init(&opt);
+    opt.method = method;
+    opt.border = OCLCONV_BORDER_REFLECT;
+    cl_int err;
+    cl_event gate = clCreateUserEvent(cl, &err), done = NULL;
+    oclconv_status st = oclconv_apply_cl(ctx, &s, &d, f, &opt, 1, &gate, &done);
+    if (st == OCLCONV_E_UNSUPPORTED) { /* a separable or box path, a filter not its kind */
+        ASSERT(done == NULL);
+    } else {
+        ASSERT_OK(ctx, st);
+        ASSERT(done != NULL);
+        cl_int state = CL_COMPLETE;
+        clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state, &state, NULL);
+        ASSERT(state != CL_COMPLETE); /* still held back by the gate */
+        clSetUserEventStatus(gate, CL_COMPLETE);
+        ASSERT(clWaitForEvents(1, &done) == CL_SUCCESS);
+        read_back(oclconv_cl_queue(ctx), out, &got, bytes_of(&got));
+        check(&src, &got, f, &opt, what);
+        clReleaseEvent(done);
+    }
+    clSetUserEventStatus(gate, CL_COMPLETE);
+    clReleaseEvent(gate);
+    clReleaseMemObject(in);
+    clReleaseMemObject(out);
+    image_free(&src);
+    image_free(&got);
+}
+
 int main(void)
 {
     oclconv_context *ctx = test_context();
@@ -59,43 +99,21 @@ int main(void)
                                       OCLCONV_METHOD_TILED, OCLCONV_METHOD_SEPARABLE,
                                       OCLCONV_METHOD_BOX};
 
-    /* Every buffer path, held back by a user event until we let it go. */
-    for (size_t m = 0; m < sizeof methods / sizeof *methods; m++)
-        for (size_t k = 0; k < sizeof filters / sizeof *filters; k++) {
-            oclconv_image src = image_random(&rng, 41, 17, 3, OCLCONV_U8, 0);
-            oclconv_image got = image_like(&src, OCLCONV_F32, 0);
-            cl_mem in = buffer_of(cl, &src, bytes_of(&src)), out = buffer_of(cl, NULL, bytes_of(&got));
-            oclconv_cl_image s = {in, 41, 17, 3, OCLCONV_U8}, d = {out, 41, 17, 3, OCLCONV_F32};
-            oclconv_options opt;
-            oclconv_options_init(&opt);
-            opt.method = methods[m];
-            opt.border = OCLCONV_BORDER_REFLECT;
-            cl_int err;
-            cl_event gate = clCreateUserEvent(cl, &err), done = NULL;
-            oclconv_status st = oclconv_apply_cl(ctx, &s, &d, filters[k], &opt, 1, &gate, &done);
-            if (st == OCLCONV_E_UNSUPPORTED) { /* a separable or box path, a filter not its kind */
-                ASSERT(done == NULL);
-            } else {
-                ASSERT_OK(ctx, st);
-                ASSERT(done != NULL);
-                cl_int state = CL_COMPLETE;
-                clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state, &state, NULL);
-                ASSERT(state != CL_COMPLETE); /* still held back by the gate */
-                clSetUserEventStatus(gate, CL_COMPLETE);
-                ASSERT(clWaitForEvents(1, &done) == CL_SUCCESS);
-                read_back(q, out, &got, bytes_of(&got));
+    /* Every buffer path, in the device's kernel shapes and the other
+     * type's (OCLCONV_TUNE); the box on 8-bit RGBA, which GPUs make in
+     * quads. */
+    for (int shapes = 0; shapes < 2; shapes++) {
+        if (shapes)
+            setenv("OCLCONV_TUNE", other_shapes(ctx), 1);
+        for (size_t m = 0; m < sizeof methods / sizeof *methods; m++)
+            for (size_t k = 0; k < sizeof filters / sizeof *filters; k++) {
                 char what[64];
-                snprintf(what, sizeof what, "%s, filter %zu", oclconv_method_name(methods[m]), k);
-                check(&src, &got, filters[k], &opt, what);
-                clReleaseEvent(done);
+                snprintf(what, sizeof what, "%s, filter %zu, %s shapes",
+                         oclconv_method_name(methods[m]), k, shapes ? "other" : "own");
+                gated(ctx, &rng, methods[m], filters[k], filters[k] == box ? 4 : 3, what);
             }
-            clSetUserEventStatus(gate, CL_COMPLETE);
-            clReleaseEvent(gate);
-            clReleaseMemObject(in);
-            clReleaseMemObject(out);
-            image_free(&src);
-            image_free(&got);
-        }
+    }
+    unsetenv("OCLCONV_TUNE");
 
     /* In place, and with no events at all. */
     oclconv_image src = image_random(&rng, 30, 20, 4, OCLCONV_F32, 0);

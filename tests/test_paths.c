@@ -903,9 +903,7 @@ static void run_set(size_t k)
     oclconv_context *ctx = test_context();
     const char *tune = "its own";
     if (set->other_shapes) {
-        cl_device_type type = 0;
-        clGetDeviceInfo(oclconv_cl_device(ctx), CL_DEVICE_TYPE, sizeof type, &type, NULL);
-        tune = type & CL_DEVICE_TYPE_CPU ? "gpu" : "cpu";
+        tune = other_shapes(ctx);
         setenv("OCLCONV_TUNE", tune, 1);
     }
     printf("device: %s, kernel shapes: %s, %s\n", oclconv_device_name(ctx), tune,

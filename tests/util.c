@@ -116,6 +116,13 @@ oclconv_context *test_context(void)
     return ctx;
 }
 
+const char *other_shapes(oclconv_context *ctx)
+{
+    cl_device_type type = 0;
+    clGetDeviceInfo(oclconv_cl_device(ctx), CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    return type & CL_DEVICE_TYPE_CPU ? "gpu" : "cpu";
+}
+
 const char *test_build_dir(void)
 {
     const char *build = getenv("OCLCONV_BUILD");

@@ -30,6 +30,9 @@ int image_padding_intact(const oclconv_image *img);
 /* The context the tests run on: OCLCONV_DEVICE or the default.  Exits with
  * the hard-error status when no device can be had. */
 oclconv_context *test_context(void);
+/* The kernel shapes of the other device type than ctx's, as OCLCONV_TUNE
+ * names them: "gpu" on a CPU device, else "cpu". */
+const char *other_shapes(oclconv_context *ctx);
 
 /* The build folder: $OCLCONV_BUILD, or build where unset. */
 const char *test_build_dir(void);
