@@ -257,6 +257,25 @@ __kernel void box_cols(__global const row_t *tmp, __global dst_t *dst, int width
     }
 }
 
+#if CN == 4
+/* An 8-bit RGBA pixel's word as two words of two channels each, channel c
+ * in bits 16 (c / 2) up of word c % 2, which box_tile's PACK16 and
+ * box_quads add and subtract whole; UNPACK_RGBA makes four sums of two
+ * such words.  Split by two masks where bytes are little-endian, where
+ * NVIDIA's compiler made the byte moves six instructions (8K / 4K: RGBA8
+ * r3 1.00-1.05x / 1.07-1.11x, r7 1.01-1.08x / 1.06-1.07x). */
+inline uint2 split_rgba(uint w)
+{
+#ifdef __ENDIAN_LITTLE__
+    return (uint2)(w & 0x00ff00ffu, (w >> 8) & 0x00ff00ffu);
+#else
+    uchar4 b = as_uchar4(w);
+    return (uint2)(b.x | (uint)b.z << 16, b.y | (uint)b.w << 16);
+#endif
+}
+#define UNPACK_RGBA(s) ((uint4)((s).x & 0xffff, (s).y & 0xffff, (s).x >> 16, (s).y >> 16))
+#endif
+
 #ifdef LINE
 /*
  * GPUs, one pass: a work-group of SEGMENT work-items makes the outputs of
@@ -292,7 +311,7 @@ typedef uint2 line_px_t;
 #define UNPACK_LINE_PX(s) ((uint3)((s).x & 0xffff, (s).y, (s).x >> 16))
 #elif CN == 4
 typedef uint2 line_px_t;
-#define UNPACK_LINE_PX(s) ((uint4)((s).x & 0xffff, (s).y & 0xffff, (s).x >> 16, (s).y >> 16))
+#define UNPACK_LINE_PX(s) UNPACK_RGBA(s)
 #else
 #error "PACK16 wants 2 to 4 channels"
 #endif
@@ -301,15 +320,8 @@ inline line_px_t packed_pixel(__global const src_t *p)
 #if CN == 3
     uchar3 b = vload3(0, p);
     return (uint2)(b.x | (uint)b.z << 16, (uint)b.y);
-#elif CN == 4 && defined(__ENDIAN_LITTLE__)
-    /* The pixel as one word, split by two masks, where NVIDIA's compiler
-     * made the byte moves below six instructions (8K / 4K: RGBA8 r3
-     * 1.00-1.05x / 1.07-1.11x, r7 1.01-1.08x / 1.06-1.07x). */
-    uint w = *(__global const uint *)p;
-    return (uint2)(w & 0x00ff00ffu, (w >> 8) & 0x00ff00ffu);
 #elif CN == 4
-    uchar4 b = *(__global const uchar4 *)p;
-    return (uint2)(b.x | (uint)b.z << 16, b.y | (uint)b.w << 16);
+    return split_rgba(*(__global const uint *)p);
 #else
     uchar2 b = *(__global const uchar2 *)p;
     return b.x | (uint)b.y << 16;
@@ -459,9 +471,9 @@ void box_tile(__global const src_t *src, __global dst_t *dst, int width, int hei
  * rows, in work-groups of QW x QH.  First it makes the row sums of its
  * quad for the group's QROWS rows, QH apart, each from one aligned load of
  * each quad of the row's window where the window lies in the row, and
- * slides them along the quad as uints of two channels' sums (channels 0
- * and 2, 1 and 3; the words add and subtract modulo 2^32, as box_tile's
- * PACK16 sums do), into local memory in two planes; then it slides its
+ * slides them along the quad as split_rgba()'s two words of two
+ * channels' sums (added and subtracted modulo 2^32, as box_tile's PACK16
+ * sums are), into local memory in two planes; then it slides its
  * quad's column sums down its QPY rows.  A pixel's window sum thus takes
  * two additions a row and two a column where box_tile's line takes a scan
  * of each row, and no value is converted before the window's sum is done.
@@ -471,15 +483,8 @@ void box_tile(__global const src_t *src, __global dst_t *dst, int width, int hei
 #define QPAD ((RX + 3) / 4 * 4) /* window pixels each side of a quad, whole quads */
 #define QWIN (2 * QPAD + 4)
 #define QTRIPS ((QROWS + QH - 1) / QH)
-#define EVEN_BYTES(w) ((w) & 0x00ff00ffu)
-#define ODD_BYTES(w) (((w) >> 8) & 0x00ff00ffu)
-/* A pixel's four sums from its packed words e (bytes 0 and 2 of the
- * pixel's word) and o (bytes 1 and 3). */
-#ifdef __ENDIAN_LITTLE__
-#define QUAD_PX(e, o) ((uint4)((e) & 0xffff, (o) & 0xffff, (e) >> 16, (o) >> 16))
-#else
-#define QUAD_PX(e, o) ((uint4)((o) >> 16, (e) >> 16, (o) & 0xffff, (e) & 0xffff))
-#endif
+/* A pixel's four sums from its words in planes e and o. */
+#define QUAD_PX(e, o) UNPACK_RGBA((uint2)(e, o))
 
 __kernel __attribute__((reqd_work_group_size(QW, QH, 1)))
 void box_quads(__global const src_t *src, __global dst_t *dst, int width, int height,
@@ -510,19 +515,17 @@ void box_quads(__global const src_t *src, __global dst_t *dst, int width, int he
                 px[k] = IS_PIXEL(sx) ? row[max(sx, 0)] : 0;
             }
         }
-        uint e[4], o[4], se = 0, so = 0;
+        uint e[4], o[4];
+        uint2 sum = 0;
 #pragma unroll
-        for (int k = QPAD - RX; k <= QPAD + RX; k++) {
-            se += EVEN_BYTES(px[k]);
-            so += ODD_BYTES(px[k]);
-        }
-        e[0] = se;
-        o[0] = so;
+        for (int k = QPAD - RX; k <= QPAD + RX; k++)
+            sum += split_rgba(px[k]);
 #pragma unroll
-        for (int j = 1; j < 4; j++) {
-            uint in = px[QPAD + j + RX], out = px[QPAD + j - RX - 1];
-            e[j] = se = se + EVEN_BYTES(in) - EVEN_BYTES(out);
-            o[j] = so = so + ODD_BYTES(in) - ODD_BYTES(out);
+        for (int j = 0; j < 4; j++) {
+            if (j > 0)
+                sum += split_rgba(px[QPAD + j + RX]) - split_rgba(px[QPAD + j - RX - 1]);
+            e[j] = sum.x;
+            o[j] = sum.y;
         }
         bool keep = IS_PIXEL(sy);
         even[t * QW + lx] = keep ? vload4(0, e) : (uint4)0;

@@ -85,6 +85,7 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
     int narrow = !job->fused && oclconv__sums_fit16(job, (size_t)f->width);
     int walks = !job->sum_int; /* float sums: checked, and walked where inexact */
     int tiles = job->fused == OCLCONV_FUSED_TILES, line = job->tile[0];
+    int quads = job->fused == OCLCONV_FUSED_QUADS;
     struct walk_blocks walk = {0, 0, 0};
     if (walks)
         walk = walk_blocks(job);
@@ -103,7 +104,7 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
     if (tiles)
         snprintf(options + used, sizeof options - used, " -DLINE=%d -DCH=%d -DPACK16=%d", line,
                  job->tile[1], job->pack16);
-    else if (job->fused == OCLCONV_FUSED_QUADS)
+    else if (quads)
         snprintf(options + used, sizeof options - used, " -DQUADS -DQW=%d -DQH=%d -DQPY=%d",
                  job->local[0], job->local[1], job->band);
     size_t pitch = oclconv__vec_pitch(job), v = (size_t)job->vec;
@@ -162,27 +163,26 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
         return s;
     /* The running sums (fused on CPUs), then for float sources the walks;
      * the check has each return at once where it is not the one to run. */
-    if (tiles) {
+    if (tiles || quads) {
         s = oclconv__args(ctx, fused, 0, 8, sizeof io->in, &io->in, sizeof io->out, &io->out,
                           sizeof width, &width, sizeof height, &height, a, &finish[0], a,
                           &finish[1], a, &finish[2], a, &finish[3]);
         if (s == OCLCONV_OK && walks)
             s = oclconv__args(ctx, fused, 8, 1, sizeof check, &check);
+    }
+    if (tiles) {
         /* A group a line of LINE - width outputs by a band. */
         size_t outs = (size_t)(line - f->width);
         if (s == OCLCONV_OK)
             s = oclconv__run_2d_local(ctx, fused,
                                       ((size_t)width + outs - 1) / outs * OCLCONV_BOX_SEGMENT,
                                       bands, OCLCONV_BOX_SEGMENT, 1);
-    } else if (job->fused == OCLCONV_FUSED_QUADS) {
-        s = oclconv__args(ctx, fused, 0, 8, sizeof io->in, &io->in, sizeof io->out, &io->out,
-                          sizeof width, &width, sizeof height, &height, a, &finish[0], a,
-                          &finish[1], a, &finish[2], a, &finish[3]);
+    } else if (quads) {
         /* A work-item a quad of 4 pixels by `band` rows. */
         size_t qw = (size_t)job->local[0], qh = (size_t)job->local[1];
-        size_t quads = ((size_t)width + 3) / 4, tall = qh * (size_t)job->band;
+        size_t across = ((size_t)width + 3) / 4, tall = qh * (size_t)job->band;
         if (s == OCLCONV_OK)
-            s = oclconv__run_2d_local(ctx, fused, (quads + qw - 1) / qw * qw,
+            s = oclconv__run_2d_local(ctx, fused, (across + qw - 1) / qw * qw,
                                       ((size_t)height + tall - 1) / tall * qh, qw, qh);
     } else if (job->fused) {
         s = oclconv__args(ctx, fused, 0, 10, sizeof io->in, &io->in, sizeof io->out, &io->out,
