@@ -75,7 +75,7 @@ $(BUILD) $(BUILD)/obj $(BUILD)/tests:
 TEST_COMMON := tests/reference.c tests/util.c
 TEST_HDR := tests/test.h tests/reference.h tests/util.h
 TEST_PROGS := $(patsubst tests/test_%.c,$(BUILD)/tests/test_%,$(wildcard tests/test_*.c))
-TESTS += $(TEST_PROGS)
+TESTS += $(TEST_PROGS) tests/test_install.sh
 
 $(BUILD)/tests/test_%: tests/test_%.c $(TEST_COMMON) $(TEST_HDR) $(LIB_A) | $(BUILD)/tests
 	$(CC) $(ALL_CFLAGS) -Werror -Iinclude -Itests -o $@ $< $(TEST_COMMON) $(LIB_A) $(LDLIBS_CL)
@@ -86,9 +86,13 @@ include tests/fuzz/fuzz.mk
 
 # Tests run hermetically: PoCL's kernel cache lives in the build folder.
 ## check: build everything and run every test program (exit 77 = skipped)
-check: all $(TESTS)
+# The programs build side by side unless make was given its own -j.
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+check:
+	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC)) all $(TESTS)
 	@mkdir -p $(BUILD)/pocl-cache
-	@POCL_CACHE_DIR=$(abspath $(BUILD)/pocl-cache) OCLCONV_BUILD=$(BUILD) sh tests/run_tests.sh $(TESTS)
+	@POCL_CACHE_DIR=$(abspath $(BUILD)/pocl-cache) OCLCONV_BUILD=$(BUILD) CC="$(CC)" \
+	    TEST_LDFLAGS="$(LDFLAGS)" sh tests/run_tests.sh $(TESTS)
 
 # use_sigaltstack=0: with eight threads each driving PoCL, ASan's own
 # teardown of a thread's signal stack fails to unmap it and aborts.
@@ -123,6 +127,12 @@ valgrind: $(BUILD)/tests/test_api
 	    --errors-for-leak-kinds=definite --suppressions=tests/valgrind.supp $(BUILD)/tests/test_api
 
 # ---- install ---------------------------------------------------------------
+# oclconv.pc names its folders from ${prefix} where they lie under it, so
+# that `pkg-config --define-prefix` and staged installs (DESTDIR with
+# PKG_CONFIG_SYSROOT_DIR) find them.
+PC_LIBDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
+PC_INCLUDEDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
+
 ## install: header, libraries, pkg-config file, command and man page under $(DESTDIR)$(PREFIX)
 install: all
 	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR)
@@ -131,7 +141,7 @@ install: all
 	install -m 755 $(LIB_SO).$(VERSION) $(DESTDIR)$(LIBDIR)/
 	ln -sf liboclconv.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf liboclconv.so.$(VERSION) $(DESTDIR)$(LIBDIR)/liboclconv.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(PC_LIBDIR)|' -e 's|@INCLUDEDIR@|$(PC_INCLUDEDIR)|' \
 	    -e 's|@VERSION@|$(VERSION)|' oclconv.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/oclconv.pc
 	$(INSTALL_EXTRA)
 
