@@ -78,7 +78,13 @@ TEST_PROGS := $(patsubst tests/test_%.c,$(BUILD)/tests/test_%,$(wildcard tests/t
 TESTS += $(TEST_PROGS) tests/test_install.sh
 
 $(BUILD)/tests/test_%: tests/test_%.c $(TEST_COMMON) $(TEST_HDR) $(LIB_A) | $(BUILD)/tests
-	$(CC) $(ALL_CFLAGS) -Werror -Iinclude -Itests -o $@ $< $(TEST_COMMON) $(LIB_A) $(LDLIBS_CL)
+	$(CC) $(ALL_CFLAGS) -Werror -Iinclude -Itests -o $@ $< $(TEST_EXTRA) $(TEST_COMMON) $(LIB_A) \
+	    $(LDLIBS_CL)
+
+# The path tests share their cases' checks and the sets' child processes.
+PATH_TESTS := $(BUILD)/tests/test_paths $(BUILD)/tests/test_mixed
+$(PATH_TESTS): TEST_EXTRA := tests/path_check.c
+$(PATH_TESTS): tests/path_check.c tests/path_check.h
 
 include samples/samples.mk
 include bench/bench.mk
