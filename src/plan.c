@@ -699,12 +699,17 @@ static int sat_convert(const oclconv__job *job)
  * without border_index()'s modulo (cl/common.cl): the filter reaches at
  * most the image's size past its edges, one less for REFLECT101, which
  * folds about the edge pixel.  Set for those borders only, so that the
- * others build one program whatever the image's size. */
+ * others build one program whatever the image's size; and in GPU shapes
+ * only, where the modulo's presence slowed the tiles: a CPU's kernels
+ * take border_index() near the edges alone, and there one program serves
+ * images of every size (PoCL on 2 cores, 4K, REFLECT, REFLECT101 and WRAP
+ * with and without: no difference past the runs' spread; docs/performance.md). */
 static int one_fold(const oclconv__job *job)
 {
     oclconv_border b = job->opt.border;
     int edge = b == OCLCONV_BORDER_REFLECT101;
-    return (b == OCLCONV_BORDER_REFLECT || b == OCLCONV_BORDER_REFLECT101 ||
+    return !job->cpu_shapes &&
+           (b == OCLCONV_BORDER_REFLECT || b == OCLCONV_BORDER_REFLECT101 ||
             b == OCLCONV_BORDER_WRAP) &&
            job->filter->width / 2 <= job->src->width - edge &&
            job->filter->height / 2 <= job->src->height - edge;
