@@ -195,6 +195,17 @@ size_t oclconv__vec_pitch(const oclconv__job *job);
 void oclconv__common_options(oclconv_context *ctx, const oclconv__job *job, char *buf,
                              size_t size);
 
+/* ---- precision.c ---------------------------------------------------------- */
+/* Sets job->acc_double where float sums could miss the contract's
+ * exactness on the planned path; refuses what no accumulator keeps. */
+oclconv_status oclconv__precision(oclconv_context *ctx, oclconv__job *job);
+/* Largest magnitude a source value (or the constant border) can have. */
+double oclconv__max_input(const oclconv__job *job);
+/* Whether NORMALIZE's rescale of f stays well within a float's range. */
+int oclconv__float_rescale_finite(const oclconv_filter *f);
+/* Whether n taps are all the same (a box's). */
+int oclconv__taps_equal(const float *w, int n);
+
 /* ---- program.c ------------------------------------------------------------ */
 typedef struct {
     const char *name;

@@ -1,0 +1,163 @@
+/*
+ * Precision: whether a job's float sums keep the contract's exactness
+ * (DESIGN.md, "Exactness, stated once"), else sums in double, else a
+ * refusal.  The bounds count every rounding a path makes.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* Largest magnitude a source value (or the constant border) can have. */
+double oclconv__max_input(const oclconv__job *job)
+{
+    double m = job->src->type == OCLCONV_U8    ? 255
+               : job->src->type == OCLCONV_U16 ? 65535
+                                               : INFINITY;
+    if (job->opt.border == OCLCONV_BORDER_CONSTANT && fabs(job->opt.border_value) > m)
+        m = fabs(job->opt.border_value);
+    return m;
+}
+
+/* Whether NORMALIZE's rescale, all the weights over those in the image,
+ * stays well within a float's range (2^128) for weights of one sign: it is
+ * at most all of them over the smallest in magnitude. */
+int oclconv__float_rescale_finite(const oclconv_filter *f)
+{
+    return f->abs_sum < 0x1p100 * f->min_magnitude;
+}
+
+/* Whether a pass's taps are all the same (a box's): the GPU tiles then add
+ * the values in their own order (cl/common.cl's EQUAL_SUMS). */
+int oclconv__taps_equal(const float *w, int n)
+{
+    for (int k = 1; k < n; k++)
+        if (w[k] != w[0])
+            return 0;
+    return 1;
+}
+
+/* The roundings of one pass of float multiply-adds over taps w, in units of
+ * u X sum|w|, X bounding the values.  The kernels take a pass's taps in
+ * order (a 2-D filter's row by row), so the addition of tap k rounds by at
+ * most u |s_k| <= u X P_k, P_k = |w_0| + ... + |w_k| (adding a zero is
+ * exact), and the products by u X P_n in all: 1 + the sum of P_k / P_n over
+ * the taps not zero, and never more than the n of a cruder count.  A
+ * Gaussian's partial sums average half the whole, so it counts about half
+ * its taps.  That bounds the error of a result whose tolerance is
+ * absolute, an integer one; a float result's is 1e-5 of its own terms,
+ * which a window's first values may hold all of, so there the count is n.
+ * NORMALIZE scales a separable pass's sum by the host's rescale (all the
+ * taps' sum over the in-image ones', rounded once): with the product and
+ * the weights' rounding to floats, 4 more than the sum's R, for the
+ * in-image range of the pass's taps (each holds the centre tap) whose R is
+ * the largest; 1 where every tap is inside.  A 2-D kernel sums its
+ * in-image weights itself, over a rectangle, not a range of its order:
+ * the crude count, twice n and 4.  So does a pass whose taps are all
+ * equal, which the GPU tiles add in another order: n, what any order
+ * gives (n - 1 additions and the product, each of the pass's own terms). */
+static double pass_roundings(const oclconv__job *job, const float *wf, const double *wd, int n)
+{
+    int normalize = job->opt.border == OCLCONV_BORDER_NORMALIZE;
+    double crude = !normalize ? n : wd ? 2.0 * n + 4 : n + 4.0, *q = NULL;
+    if (job->dst->type != OCLCONV_F32 && n <= 1024 && !(normalize && wd) &&
+        !(wf && oclconv__taps_equal(wf, n)))
+        q = malloc(3 * ((size_t)n + 1) * sizeof *q);
+    if (!q)
+        return crude;
+    /* Prefix sums to tap k - 1: q of |w|, p of q at the taps not zero, z
+     * their count; taps a .. b - 1 then count 1 + (p[b] - p[a] - (z[b] -
+     * z[a]) q[a]) / (q[b] - q[a]). */
+    double *p = q + n + 1, *z = p + n + 1;
+    q[0] = p[0] = z[0] = 0;
+    for (int k = 1; k <= n; k++) {
+        double w = wf ? wf[k - 1] : wd[k - 1];
+        q[k] = q[k - 1] + fabs(w);
+        p[k] = p[k - 1] + (w != 0 ? q[k] : 0);
+        z[k] = z[k - 1] + (w != 0);
+    }
+    int centre = n / 2;
+    double most = 0;
+    for (int a = 0; a <= (normalize ? centre : 0); a++)
+        for (int b = normalize ? centre + 1 : n; b <= n; b++)
+            if (q[b] > q[a]) {
+                double r = 1 + (p[b] - p[a] - (z[b] - z[a]) * q[a]) / (q[b] - q[a]);
+                most = fmax(most, normalize && b - a < n ? r + 4 : r);
+            }
+    free(q);
+    return fmin(most, crude);
+}
+
+/* Whether a path's float sums could miss the contract: `roundings` counts
+ * every rounding it makes on the way, in units of u X sum|w| as above
+ * (passes, scratch stores, scale, delta), `extra` a known error of the
+ * weights.  Where that bound could move an integer result by 1e-3, the
+ * tests' window around rounding ties, or a float result by 1e-5 of its
+ * terms, the path accumulates in double instead. */
+static int needs_double(const oclconv__job *job, double roundings, double extra)
+{
+    const double u = 0x1p-24 * 1.01;
+    const oclconv_filter *f = job->filter;
+    /* NORMALIZE: the in-image sum can cancel, or the rescale overflow a
+     * float. */
+    if (job->opt.border == OCLCONV_BORDER_NORMALIZE &&
+        (f->has_negative || !oclconv__float_rescale_finite(f)))
+        return 1;
+    if (job->dst->type == OCLCONV_F32)
+        return roundings * u + extra / (f->abs_sum ? f->abs_sum : 1) > 1e-5;
+    double scale = fabs(job->opt.scale);
+    double bound = (roundings * u * f->abs_sum + extra) * oclconv__max_input(job) * scale +
+                   2 * u * fabs(job->opt.delta);
+    return !(bound < 1e-3);
+}
+
+/* Whether every weight is a float already (else uploading rounds them). */
+static int weights_are_floats(const oclconv_filter *f)
+{
+    for (size_t k = 0; k < (size_t)f->width * (size_t)f->height; k++)
+        if ((double)(float)f->weights[k] != f->weights[k])
+            return 0;
+    return 1;
+}
+
+static int decide_double(const oclconv_context *ctx, const oclconv__job *job)
+{
+    const oclconv_filter *f = job->filter;
+    if (!ctx->facts.fp64)
+        return 0;
+    /* Scale and delta round once each. */
+    double tail = (job->opt.scale != 1) + (job->opt.delta != 0);
+    switch (job->method) {
+    case OCLCONV_METHOD_SEPARABLE:
+        return needs_double(job,
+                            pass_roundings(job, f->row, NULL, f->width) +
+                                pass_roundings(job, f->col, NULL, f->height) + tail,
+                            f->separable_error);
+    case OCLCONV_METHOD_BOX:
+        /* Float sources sum in double regardless; integer sums are exact,
+         * then converted and weighted, and NORMALIZE's count of in-image
+         * taps rescales them. */
+        return !job->sum_int ||
+               needs_double(job,
+                            5 + tail + (job->opt.border == OCLCONV_BORDER_NORMALIZE
+                                            ? f->width + f->height + 2
+                                            : 0),
+                            0);
+    default:
+        return needs_double(job,
+                            pass_roundings(job, NULL, f->weights, f->width * f->height) +
+                                !weights_are_floats(f) + tail,
+                            0);
+    }
+}
+
+oclconv_status oclconv__precision(oclconv_context *ctx, oclconv__job *job)
+{
+    job->acc_double = decide_double(ctx, job);
+    if (job->opt.border == OCLCONV_BORDER_NORMALIZE && !job->acc_double &&
+        !oclconv__float_rescale_finite(job->filter))
+        return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                             "NORMALIZE's rescale of this filter (all its weights over the "
+                             "smallest) passes a float's range, and this device lacks double");
+    return OCLCONV_OK;
+}
