@@ -101,7 +101,8 @@ typedef struct {
  *   WRAP        fgh|abcdefgh|abc
  *   NORMALIZE   out-of-image taps are dropped and the result is rescaled by
  *               (sum of all weights) / (sum of in-image weights); needs a
- *               filter whose weights have a non-zero sum.  Where every tap
+ *               filter whose weights have a non-zero sum (summed exactly:
+ *               3e38, 1, -3e38 sum to 1).  Where every tap
  *               lies in the image, the result is the other borders' to the
  *               bit.
  * A filter larger than the image is legal: reflections repeat, wraps take
@@ -182,9 +183,11 @@ typedef struct oclconv_context oclconv_context;
 OCLCONV_API oclconv_status oclconv_create(const char *device_spec, oclconv_context **out);
 
 /*! oclconv_create_from_cl() :
- *  Makes a context on the application's own OpenCL objects.  `queue` may be
- *  NULL (the library then creates one); it must be in-order.  The library
- *  retains what it is given and releases it in oclconv_destroy(). */
+ *  Makes a context on the application's own OpenCL objects.  `device` must
+ *  be one of `context`'s devices, and `queue` (NULL: the library creates
+ *  one) a queue of `context` on `device`, in-order; else
+ *  OCLCONV_E_INVALID_ARG at once, naming what does not belong.  The
+ *  library retains what it is given and releases it in oclconv_destroy(). */
 OCLCONV_API oclconv_status oclconv_create_from_cl(cl_context context, cl_device_id device,
                                                   cl_command_queue queue,
                                                   oclconv_context **out);
@@ -268,8 +271,14 @@ OCLCONV_API oclconv_status oclconv_filter_box(int rx, int ry, oclconv_filter **o
 /*! oclconv_filter_gaussian() :
  *  Separable Gaussian, taps exp(-i^2 / (2 sigma^2)) computed in double and
  *  normalised so that each direction sums to 1.  sigma_y <= 0 means
- *  sigma_y = sigma_x; a radius of 0 means ceil(3 sigma) in that direction.
- *  sigma_x must be > 0 and finite. */
+ *  sigma_y = sigma_x; a radius of 0 means ceil(3 sigma) in that direction,
+ *  which must be at most 2047 (sigma up to 682.33; past it
+ *  OCLCONV_E_INVALID_ARG names the sigma: give a radius instead).  With a
+ *  radius given, any finite sigma works: a huge one gives nearly a box.
+ *  sigma_x must be > 0 and finite; a sigma so small that 2 sigma^2 is 0 in
+ *  double (below 1.5e-162) gives the identity (the centre tap 1, the
+ *  others 0), as the formula does in the limit.  The radii together take
+ *  at most 2^22 taps, as oclconv_filter_create(). */
 OCLCONV_API oclconv_status oclconv_filter_gaussian(double sigma_x, double sigma_y, int rx, int ry,
                                                    oclconv_filter **out);
 

@@ -199,6 +199,15 @@ void oclconv__common_options(oclconv_context *ctx, const oclconv__job *job, char
 /* Sets job->acc_double where float sums could miss the contract's
  * exactness on the planned path; refuses what no accumulator keeps. */
 oclconv_status oclconv__precision(oclconv_context *ctx, oclconv__job *job);
+/* An exact sum of finite doubles, rounded once when read: terms of 1e38
+ * that cancel leave the small ones intact, in any order. */
+#define OCLCONV_SUM_PARTS 48
+typedef struct {
+    double part[OCLCONV_SUM_PARTS];
+    int n;
+} oclconv__sum;
+void oclconv__sum_add(oclconv__sum *s, double x);
+double oclconv__sum_value(const oclconv__sum *s);
 /* Largest magnitude a source value (or the constant border) can have. */
 double oclconv__max_input(const oclconv__job *job);
 /* Whether NORMALIZE's rescale of f stays well within a float's range. */

@@ -8,6 +8,36 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* Shewchuk's partials (as Python's math.fsum): each holds bits of the sum
+ * that no other does, so a double's exponent range bounds their number. */
+void oclconv__sum_add(oclconv__sum *s, double x)
+{
+    int kept = 0;
+    for (int i = 0; i < s->n; i++) {
+        double y = s->part[i];
+        if (fabs(x) < fabs(y)) {
+            double t = x;
+            x = y;
+            y = t;
+        }
+        double hi = x + y, lo = y - (hi - x);
+        if (lo != 0)
+            s->part[kept++] = lo;
+        x = hi;
+    }
+    s->n = kept;
+    if (s->n < OCLCONV_SUM_PARTS)
+        s->part[s->n++] = x;
+}
+
+double oclconv__sum_value(const oclconv__sum *s)
+{
+    double sum = 0;
+    for (int i = s->n - 1; i >= 0; i--)
+        sum += s->part[i];
+    return sum;
+}
+
 /* Largest magnitude a source value (or the constant border) can have. */
 double oclconv__max_input(const oclconv__job *job)
 {
