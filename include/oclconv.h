@@ -326,7 +326,12 @@ OCLCONV_API void oclconv_filter_destroy(oclconv_filter *f);
  *                           (any method: more than 2^30 rows, or values
  *                           a row);
  *    OCLCONV_E_NOMEM        host or device memory could not be had;
- *    OCLCONV_E_BUILD        a kernel failed to compile (log in errmsg);
+ *    OCLCONV_E_BUILD        a kernel failed to compile (log in errmsg), or
+ *                           with OCLCONV_KERNEL_DIR set (the kernels'
+ *                           sources from that folder rather than the copies
+ *                           built in), a source there is missing or not a
+ *                           regular file of at most 4 MiB (FIFOs and
+ *                           devices are refused, never waited on or read);
  *    OCLCONV_E_OPENCL       another OpenCL call failed. */
 OCLCONV_API oclconv_status oclconv_apply(oclconv_context *ctx, const oclconv_image *src,
                                          oclconv_image *dst, const oclconv_filter *f,
@@ -368,8 +373,17 @@ typedef struct {
  *  without waiting: the work starts once the `num_events` events of
  *  `wait_list` have completed, and `*done` (when not NULL) receives an event
  *  that completes with it; the caller releases it.  Semantics, options and
- *  argument checks are those of oclconv_apply(); `src` and `dst` may be the
- *  same buffer.  The buffer paths run (AUTO, BUFFER, TILED, SEPARABLE, BOX);
+ *  argument checks are those of oclconv_apply(); `src` and `dst` may share
+ *  memory (the same buffer, sub-buffers of one buffer whose ranges meet,
+ *  or a buffer and a sub-buffer of it): the kernels then write to scratch
+ *  and a copy follows, and the result is as if they did not.  Every event
+ *  of `wait_list` must belong to the context's cl_context and must not
+ *  have failed already (a negative execution status, a user event set so):
+ *  such a list is OCLCONV_E_INVALID_ARG, since commands waiting on a failed
+ *  event never run and `*done` would never complete.  An event that fails
+ *  after the call has enqueued its work leaves that work to the driver
+ *  (OpenCL does not say what becomes of it; PoCL never runs it, and `*done`
+ *  never completes).  The buffer paths run (AUTO, BUFFER, TILED, SEPARABLE, BOX);
  *  IMAGE is OCLCONV_E_UNSUPPORTED here.  The context's kernel time for
  *  these calls reads 0, since reading it would mean waiting.
  *  @return as oclconv_apply(); on failure *done is NULL and nothing the

@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 #include <math.h>
+#include <stdint.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -135,6 +136,192 @@ static void normalize_exact_sum(oclconv_context *ctx)
     image_free(&dst);
 }
 
+/* ====== Device buffers and events ====================================== */
+
+static cl_mem buffer_with(cl_context cl, size_t bytes, const void *data)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(cl, CL_MEM_READ_WRITE | (data ? CL_MEM_COPY_HOST_PTR : 0), bytes,
+                              (void *)(uintptr_t)data, &err);
+    if (err != CL_SUCCESS) {
+        fprintf(stderr, "clCreateBuffer: %d\n", err);
+        exit(TEST_HARD_ERROR);
+    }
+    return m;
+}
+
+static cl_mem sub_buffer(cl_mem parent, size_t origin, size_t bytes)
+{
+    cl_buffer_region r = {origin, bytes};
+    cl_int err;
+    cl_mem m = clCreateSubBuffer(parent, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &r, &err);
+    if (err != CL_SUCCESS) {
+        fprintf(stderr, "clCreateSubBuffer: %d\n", err);
+        exit(TEST_HARD_ERROR);
+    }
+    return m;
+}
+
+/* Source and destination as sub-buffers of one buffer, the destination
+ * `shift` rows below the source (0: the same rows; rows past the source:
+ * apart), or the whole buffer and a sub-buffer of it: the result is as if
+ * they did not share memory, on every buffer path. */
+static void overlapping_sub_buffers(oclconv_context *ctx)
+{
+    enum { W = 64, H = 24 };
+    cl_context cl = oclconv_cl_context(ctx);
+    cl_command_queue q = oclconv_cl_queue(ctx);
+    uint64_t rng = 9;
+    oclconv_image whole = image_random(&rng, W, 2 * H, 1, OCLCONV_U8, 0);
+    oclconv_image src = whole, got = image_like(&whole, OCLCONV_U8, 0);
+    src.height = got.height = H;
+    oclconv_filter *f;
+    ASSERT_OK(NULL, oclconv_filter_gaussian(1.5, 0, 0, 0, &f)); /* 11x11 */
+    const oclconv_method methods[] = {OCLCONV_METHOD_BUFFER, OCLCONV_METHOD_TILED,
+                                      OCLCONV_METHOD_SEPARABLE};
+    const int shifts[] = {8, 0, -8, H, -1};
+    for (size_t m = 0; m < sizeof methods / sizeof *methods; m++)
+        for (size_t k = 0; k < sizeof shifts / sizeof *shifts; k++) {
+            int shift = shifts[k], from = shift < 0 && shift != -1 ? -shift : 0;
+            cl_mem parent = buffer_with(cl, (size_t)W * 2 * H, whole.data);
+            cl_mem a = shift == -1 ? parent : sub_buffer(parent, (size_t)W * from, (size_t)W * H);
+            cl_mem b = sub_buffer(parent, (size_t)W * (shift == -1 ? 8 : from + shift),
+                                  (size_t)W * H);
+            if (a == parent)
+                clRetainMemObject(parent);
+            oclconv_image in = src;
+            in.data = (unsigned char *)whole.data + (size_t)W * from;
+            oclconv_cl_image s = {a, W, H, 1, OCLCONV_U8}, d = {b, W, H, 1, OCLCONV_U8};
+            oclconv_options opt;
+            oclconv_options_init(&opt);
+            opt.method = methods[m];
+            ASSERT_OK(ctx, oclconv_apply_cl(ctx, &s, &d, f, &opt, 0, NULL, NULL));
+            ASSERT(clEnqueueReadBuffer(q, b, CL_TRUE, 0, (size_t)W * H, got.data, 0, NULL,
+                                       NULL) == CL_SUCCESS);
+            ref_result ref;
+            char why[200] = "";
+            ASSERT(ref_convolve(&in, 11, 11, oclconv_filter_weights(f), &opt, &ref) == 0);
+            long bad = ref_compare(&got, &ref, why, sizeof why);
+            if (bad)
+                TEST_FAIL_("%s, destination %d rows from the source: %ld wrong, %s",
+                           oclconv_method_name(methods[m]), shift, bad, why);
+            ref_result_free(&ref);
+            clReleaseMemObject(a);
+            clReleaseMemObject(b);
+            clReleaseMemObject(parent);
+        }
+    oclconv_filter_destroy(f);
+    image_free(&whole);
+    image_free(&got);
+}
+
+/* A wait list holding a user event that has already failed is refused:
+ * commands waiting on it would never run, nor the call's event complete. */
+static void failed_wait_list(oclconv_context *ctx)
+{
+    cl_context cl = oclconv_cl_context(ctx);
+    uint64_t rng = 4;
+    oclconv_image img = image_random(&rng, 16, 8, 1, OCLCONV_F32, 0);
+    cl_mem in = buffer_with(cl, 16 * 8 * 4, img.data), out = buffer_with(cl, 16 * 8 * 4, NULL);
+    oclconv_cl_image s = {in, 16, 8, 1, OCLCONV_F32}, d = {out, 16, 8, 1, OCLCONV_F32};
+    oclconv_filter *f;
+    ASSERT_OK(NULL, oclconv_filter_box(1, 1, &f));
+    cl_int err;
+    cl_event failed = clCreateUserEvent(cl, &err), fine = clCreateUserEvent(cl, &err);
+    ASSERT(clSetUserEventStatus(failed, -1) == CL_SUCCESS);
+    ASSERT(clSetUserEventStatus(fine, CL_COMPLETE) == CL_SUCCESS);
+    cl_event list[2] = {fine, failed}, done = (cl_event)&done;
+    refused_for(ctx, oclconv_apply_cl(ctx, &s, &d, f, NULL, 2, list, &done),
+                OCLCONV_E_INVALID_ARG, "wait_list[1] has failed", "a failed event to wait on");
+    ASSERT(done == NULL);
+    /* An event of another context is refused too; a good list runs. */
+    cl_device_id dev = oclconv_cl_device(ctx);
+    cl_context other = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    cl_event foreign = clCreateUserEvent(other, &err);
+    clSetUserEventStatus(foreign, CL_COMPLETE);
+    refused_for(ctx, oclconv_apply_cl(ctx, &s, &d, f, NULL, 1, &foreign, &done),
+                OCLCONV_E_INVALID_ARG, "another cl_context", "an event of another context");
+    ASSERT_OK(ctx, oclconv_apply_cl(ctx, &s, &d, f, NULL, 1, &fine, &done));
+    ASSERT(done && clWaitForEvents(1, &done) == CL_SUCCESS);
+    if (done)
+        clReleaseEvent(done);
+    clReleaseEvent(failed);
+    clReleaseEvent(fine);
+    clReleaseEvent(foreign);
+    clReleaseContext(other);
+    clReleaseMemObject(in);
+    clReleaseMemObject(out);
+    oclconv_filter_destroy(f);
+    image_free(&img);
+}
+
+/* ====== Kernel sources from OCLCONV_KERNEL_DIR ========================= */
+
+/* In a child with an alarm, so that a blocking open or an endless read
+ * fails the test rather than hanging it: each source that is not a
+ * regular file of sane size is a clear build error. */
+static int kernel_dir_child(const char *dir)
+{
+    alarm(60);
+    oclconv_context *ctx = test_context();
+    uint64_t rng = 3;
+    oclconv_image src = image_random(&rng, 5, 5, 1, OCLCONV_U8, 0);
+    oclconv_image dst = image_like(&src, OCLCONV_U8, 0);
+    oclconv_filter *f;
+    ASSERT_OK(NULL, oclconv_filter_box(1, 1, &f));
+    setenv("OCLCONV_KERNEL_DIR", dir, 1);
+    ASSERT_STATUS(ctx, oclconv_apply(ctx, &src, &dst, f, NULL), OCLCONV_E_BUILD);
+    ASSERT_CONTAINS(oclconv_errmsg(ctx), "common.cl");
+    printf("%s\n", oclconv_errmsg(ctx));
+    oclconv_filter_destroy(f);
+    image_free(&src);
+    image_free(&dst);
+    oclconv_destroy(ctx);
+    return test_exit();
+}
+
+static void kernel_dir_not_files(void)
+{
+    static const char *kinds[] = {"fifo", "zero", "huge", "dir"};
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        char dir[512], path[600];
+        char name[64];
+        snprintf(name, sizeof name, "kernel-dir-%s", kinds[k]);
+        ASSERT(test_scratch_dir(name, dir, sizeof dir) == 0);
+        snprintf(path, sizeof path, "%s/common.cl", dir);
+        unlink(path);
+        rmdir(path);
+        int made = -1;
+        if (k == 0) {
+            made = mkfifo(path, 0600);
+        } else if (k == 1) {
+            made = symlink("/dev/zero", path);
+        } else if (k == 2) { /* sparse: 64 MiB of nothing */
+            int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            made = fd >= 0 && ftruncate(fd, 64 << 20) == 0 ? 0 : -1;
+            if (fd >= 0)
+                close(fd);
+        } else {
+            made = mkdir(path, 0700);
+        }
+        ASSERT(made == 0);
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid == 0) {
+            test_failures = 0;
+            _exit(kernel_dir_child(dir));
+        }
+        int status = 0;
+        ASSERT(pid > 0 && waitpid(pid, &status, 0) == pid);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            TEST_FAIL_("common.cl as %s: the child %s %d", kinds[k],
+                       WIFSIGNALED(status) ? "died of signal" : "exited",
+                       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+        if (k == 2)
+            unlink(path);
+    }
+}
+
 int main(void)
 {
     /* Two devices, for a device that is not in a context. */
@@ -143,6 +330,9 @@ int main(void)
     foreign_cl_objects();
     oclconv_context *ctx = test_context();
     normalize_exact_sum(ctx);
+    overlapping_sub_buffers(ctx);
+    failed_wait_list(ctx);
     oclconv_destroy(ctx);
+    kernel_dir_not_files();
     return test_exit();
 }
