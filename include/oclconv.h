@@ -320,11 +320,27 @@ OCLCONV_API void oclconv_filter_destroy(oclconv_filter *f);
  *  `opt` NULL means the defaults of oclconv_options_init().
  *  Every argument is checked before any OpenCL work; on any failure `dst` is
  *  untouched and the reason is in oclconv_errmsg(ctx).
+ *  Sums: integer results equal the exact result rounded half to even,
+ *  except within 1e-3 of a tie; float results lie within 1e-5 of the size
+ *  of their terms.  The planner bounds each path's rounding and range to
+ *  keep this: where float sums could pass a float's range (the largest
+ *  value of an integer image, or the CONSTANT border value, times the sum
+ *  of the weights' magnitudes, past 2^126) they run in double; where even
+ *  double's rounding could move an integer result by 1e-3 (a border value
+ *  of 1e38 beside 8-bit values under weights of both signs, whose terms
+ *  cancel far above the result), no path keeps the result exact and the
+ *  call is OCLCONV_E_UNSUPPORTED, as is a sum past a float's range on a
+ *  device without double.  A float image's own values are known only as
+ *  the kernels run: a window whose weighted values sum past 3.4e38 before
+ *  the scale applies (3x3 ones over values of 3e38, scale 1/9) gives an
+ *  infinity or NaN there, except on the box path, which sums float images
+ *  in double; scale such values down first.
  *  @return OCLCONV_OK, or
  *    OCLCONV_E_INVALID_ARG  a NULL, size, stride, enum or filter problem;
  *    OCLCONV_E_UNSUPPORTED  the method cannot run on this device or image
  *                           (any method: more than 2^30 rows, or values
- *                           a row);
+ *                           a row), or no accumulator keeps the sums
+ *                           exact (see Sums above);
  *    OCLCONV_E_NOMEM        host or device memory could not be had;
  *    OCLCONV_E_BUILD        a kernel failed to compile (log in errmsg), or
  *                           with OCLCONV_KERNEL_DIR set (the kernels'

@@ -118,12 +118,34 @@ static double pass_roundings(const oclconv__job *job, const float *wf, const dou
     return fmin(most, crude);
 }
 
-/* Whether a path's float sums could miss the contract: `roundings` counts
- * every rounding it makes on the way, in units of u X sum|w| as above
- * (passes, scratch stores, scale, delta), `extra` a known error of the
- * weights.  Where that bound could move an integer result by 1e-3, the
- * tests' window around rounding ties, or a float result by 1e-5 of its
- * terms, the path accumulates in double instead. */
+/* The bound on how far a path's sums can move an integer result, for
+ * sums rounding by u: `roundings` counts every rounding it makes on the
+ * way, in units of u X sum|w| as above (passes, scratch stores, scale,
+ * delta), `extra` a known error of the weights.  Where the terms cannot
+ * cancel (weights, values and the border value of one sign), each
+ * rounding is relative to the sum itself, and only sums whose result
+ * lands near the output's range can move a result: the bound is then the
+ * smaller of the two. */
+static double int_bound(const oclconv__job *job, double roundings, double extra, double u)
+{
+    const oclconv_filter *f = job->filter;
+    double scale = fabs(job->opt.scale), delta = fabs(job->opt.delta);
+    double bound = (roundings * u * f->abs_sum + extra) * oclconv__max_input(job) * scale +
+                   2 * u * delta;
+    int one_sign = job->src->type != OCLCONV_F32 && !f->has_negative &&
+                   !(job->opt.border == OCLCONV_BORDER_CONSTANT && job->opt.border_value < 0);
+    if (one_sign) {
+        double top = (job->dst->type == OCLCONV_U8 ? 255 : 65535) + 1 + delta;
+        bound = fmin(bound, roundings * u * top + extra * oclconv__max_input(job) * scale +
+                                2 * u * delta);
+    }
+    return bound;
+}
+
+/* Whether a path's float sums could miss the contract: where the bound
+ * above could move an integer result by 1e-3, the tests' window around
+ * rounding ties, or a float result by 1e-5 of its terms, the path
+ * accumulates in double instead. */
 static int needs_double(const oclconv__job *job, double roundings, double extra)
 {
     const double u = 0x1p-24 * 1.01;
@@ -141,6 +163,22 @@ static int needs_double(const oclconv__job *job, double roundings, double extra)
     return !(bound < 1e-3);
 }
 
+/* Whether float sums could pass a float's range (2^128) before the scale
+ * applies: every partial sum is at most sum|w| X the largest input (the
+ * constant border's included), and the box path weighs the border's taps
+ * by their count first.  A float image's own values are known only as the
+ * kernels run, so for them only the border counts (see the header). */
+static int float_range_short(const oclconv__job *job)
+{
+    const oclconv_filter *f = job->filter;
+    double border = job->opt.border == OCLCONV_BORDER_CONSTANT ? fabs(job->opt.border_value) : 0;
+    double values = job->src->type == OCLCONV_F32 ? border : oclconv__max_input(job);
+    double most = values * f->abs_sum;
+    if (job->method == OCLCONV_METHOD_BOX)
+        most = fmax(most, border * (double)f->width * (double)f->height);
+    return !(most < 0x1p126);
+}
+
 /* Whether every weight is a float already (else uploading rounds them). */
 static int weights_are_floats(const oclconv_filter *f)
 {
@@ -150,44 +188,66 @@ static int weights_are_floats(const oclconv_filter *f)
     return 1;
 }
 
-static int decide_double(const oclconv_context *ctx, const oclconv__job *job)
+/* The roundings the planned path makes and the known error of its
+ * weights, as needs_double() counts them. */
+static void path_roundings(const oclconv__job *job, double *roundings, double *extra)
 {
     const oclconv_filter *f = job->filter;
-    if (!ctx->facts.fp64)
-        return 0;
     /* Scale and delta round once each. */
     double tail = (job->opt.scale != 1) + (job->opt.delta != 0);
+    *extra = 0;
     switch (job->method) {
     case OCLCONV_METHOD_SEPARABLE:
-        return needs_double(job,
-                            pass_roundings(job, f->row, NULL, f->width) +
-                                pass_roundings(job, f->col, NULL, f->height) + tail,
-                            f->separable_error);
+        *roundings = pass_roundings(job, f->row, NULL, f->width) +
+                     pass_roundings(job, f->col, NULL, f->height) + tail;
+        *extra = f->separable_error;
+        return;
     case OCLCONV_METHOD_BOX:
-        /* Float sources sum in double regardless; integer sums are exact,
-         * then converted and weighted, and NORMALIZE's count of in-image
-         * taps rescales them. */
-        return !job->sum_int ||
-               needs_double(job,
-                            5 + tail + (job->opt.border == OCLCONV_BORDER_NORMALIZE
-                                            ? f->width + f->height + 2
-                                            : 0),
-                            0);
+        /* Integer sums are exact, then converted and weighted, and
+         * NORMALIZE's count of in-image taps rescales them. */
+        *roundings = 5 + tail +
+                     (job->opt.border == OCLCONV_BORDER_NORMALIZE ? f->width + f->height + 2 : 0);
+        return;
     default:
-        return needs_double(job,
-                            pass_roundings(job, NULL, f->weights, f->width * f->height) +
-                                !weights_are_floats(f) + tail,
-                            0);
+        *roundings = pass_roundings(job, NULL, f->weights, f->width * f->height) +
+                     !weights_are_floats(f) + tail;
+        return;
     }
 }
 
 oclconv_status oclconv__precision(oclconv_context *ctx, oclconv__job *job)
 {
-    job->acc_double = decide_double(ctx, job);
+    double roundings, extra;
+    path_roundings(job, &roundings, &extra);
+    int out_of_range = float_range_short(job);
+    /* Float sources sum in double on the box path regardless. */
+    int want = (job->method == OCLCONV_METHOD_BOX && !job->sum_int) ||
+               needs_double(job, roundings, extra) || out_of_range;
+    job->acc_double = ctx->facts.fp64 && want;
+    if (out_of_range && !job->acc_double)
+        return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                             "this filter's sums over values up to %g pass a float's range "
+                             "(weights' magnitudes sum to %g), and this device lacks double",
+                             job->src->type == OCLCONV_F32 ? fabs(job->opt.border_value)
+                                                           : oclconv__max_input(job),
+                             job->filter->abs_sum);
     if (job->opt.border == OCLCONV_BORDER_NORMALIZE && !job->acc_double &&
         !oclconv__float_rescale_finite(job->filter))
         return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
                              "NORMALIZE's rescale of this filter (all its weights over the "
                              "smallest) passes a float's range, and this device lacks double");
+    /* Integer images: where even double's rounding could move a result by
+     * 1e-3, no path keeps the contract (a CONSTANT border of 1e38 beside
+     * values of 255, or weights whose terms cancel far above the result). */
+    if (job->acc_double && job->src->type != OCLCONV_F32 && job->dst->type != OCLCONV_F32) {
+        double bound = int_bound(job, roundings, extra, 0x1p-53 * 1.01);
+        if (!(bound < 1e-3))
+            return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                                 "this filter's sums (weights' magnitudes summing to %g, over "
+                                 "values up to %g, scale %g) can round by %.3g even in double, "
+                                 "past the 0.001 integer results allow: no path keeps them exact",
+                                 job->filter->abs_sum, oclconv__max_input(job),
+                                 (double)job->opt.scale, bound);
+    }
     return OCLCONV_OK;
 }

@@ -136,6 +136,85 @@ static void normalize_exact_sum(oclconv_context *ctx)
     image_free(&dst);
 }
 
+/* One call on every path: each gives the exact result (judged by the
+ * reference's exact sums) or refuses; none answers wrong.  AUTO must
+ * answer where `auto_answers`. */
+typedef struct {
+    const char *name;
+    oclconv_type src, dst;
+    int channels, fw, fh;
+    float weight;     /* every tap, unless sobel */
+    int sobel;        /* Sobel x instead */
+    float scale, border_value;
+    oclconv_border border;
+    int auto_answers;
+} range_case;
+
+static void range_on_every_path(oclconv_context *ctx, const range_case *c)
+{
+    oclconv_filter *f = NULL;
+    if (c->sobel) {
+        ASSERT_OK(NULL, oclconv_filter_sobel_x(&f));
+    } else {
+        float w[25];
+        for (int k = 0; k < c->fw * c->fh; k++)
+            w[k] = c->weight;
+        ASSERT_OK(NULL, oclconv_filter_create(c->fw, c->fh, w, &f));
+    }
+    if (!f)
+        return;
+    uint64_t rng = 17;
+    oclconv_image src = image_random(&rng, 13, 7, c->channels, c->src, 0);
+    oclconv_image dst = image_like(&src, c->dst, 0);
+    oclconv_options opt;
+    oclconv_options_init(&opt);
+    opt.scale = c->scale;
+    opt.border = c->border;
+    opt.border_value = c->border_value;
+    ref_result ref;
+    ASSERT(ref_convolve(&src, c->fw, c->fh, oclconv_filter_weights(f), &opt, &ref) == 0);
+    for (int m = OCLCONV_METHOD_AUTO; m <= OCLCONV_METHOD_BOX; m++) {
+        opt.method = (oclconv_method)m;
+        oclconv_status s = oclconv_apply(ctx, &src, &dst, f, &opt);
+        char why[200] = "";
+        if (s == OCLCONV_OK && ref_compare(&dst, &ref, why, sizeof why))
+            TEST_FAIL_("%s by %s: %s", c->name, oclconv_method_name(oclconv_last_method(ctx)),
+                       why);
+        else if (s != OCLCONV_OK && (s != OCLCONV_E_UNSUPPORTED || (m == 0 && c->auto_answers)))
+            TEST_FAIL_("%s by %s: %s (%s)", c->name, oclconv_method_name(opt.method),
+                       oclconv_strerror(s), oclconv_errmsg(ctx));
+    }
+    ref_result_free(&ref);
+    oclconv_filter_destroy(f);
+    image_free(&src);
+    image_free(&dst);
+}
+
+/* Sums that pass a float's range, and border terms that swallow the
+ * image's: the cases a float sum got wrong, on every path. */
+static void float_range(oclconv_context *ctx)
+{
+    const oclconv_border C = OCLCONV_BORDER_CONSTANT, E = OCLCONV_BORDER_CLAMP;
+    const range_case cases[] = {
+        {"u8 weights 1e36, scale 3.9e-38", OCLCONV_U8, OCLCONV_U8, 1, 3, 3, 1e36f, 0, 3.9e-38f, 0,
+         E, 1},
+        {"u8 to f32, weights 1e37, scale 1e-10", OCLCONV_U8, OCLCONV_F32, 1, 3, 3, 1e37f, 0,
+         1e-10f, 0, E, 1},
+        {"5x5 box, CONSTANT 1e38, u8", OCLCONV_U8, OCLCONV_U8, 1, 5, 5, 1.0f / 25, 0, 1, 1e38f, C,
+         1},
+        {"5x5 box, CONSTANT 1e38, to f32", OCLCONV_U8, OCLCONV_F32, 1, 5, 5, 1.0f / 25, 0, 1,
+         1e38f, C, 1},
+        {"5x5 box, CONSTANT 5e37, u16", OCLCONV_U16, OCLCONV_U16, 2, 5, 5, 1.0f / 25, 0, 1, 5e37f,
+         C, 1},
+        {"RGBA8 Sobel x, CONSTANT 1e38", OCLCONV_U8, OCLCONV_U8, 4, 3, 3, 0, 1, 1, 1e38f, C, 0},
+        {"RGBA8 Sobel x, CONSTANT -1e38", OCLCONV_U8, OCLCONV_U8, 4, 3, 3, 0, 1, 1, -1e38f, C, 0},
+        {"RGBA8 Sobel x to f32, CONSTANT 1e38", OCLCONV_U8, OCLCONV_F32, 4, 3, 3, 0, 1, 1, 1e38f,
+         C, 1},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
+        range_on_every_path(ctx, &cases[k]);
+}
+
 /* ====== Device buffers and events ====================================== */
 
 static cl_mem buffer_with(cl_context cl, size_t bytes, const void *data)
@@ -330,6 +409,7 @@ int main(void)
     foreign_cl_objects();
     oclconv_context *ctx = test_context();
     normalize_exact_sum(ctx);
+    float_range(ctx);
     overlapping_sub_buffers(ctx);
     failed_wait_list(ctx);
     oclconv_destroy(ctx);
