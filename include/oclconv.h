@@ -177,7 +177,10 @@ typedef struct oclconv_context oclconv_context;
  *                                (empty = any), device name substring or
  *                                index among the matches (empty = first)
  *  A spec that matches nothing is OCLCONV_E_NO_DEVICE, never a fallback; the
- *  message lists the devices that exist.
+ *  message lists the devices that exist.  Where drivers are installed but
+ *  none loads (a process memory limit too low for a driver and its
+ *  compiler, which need hundreds of MiB of address space), the message
+ *  says so and names the limit.
  *  @return OCLCONV_OK and *out set; on failure *out is NULL and
  *          oclconv_errmsg(NULL) tells why. */
 OCLCONV_API oclconv_status oclconv_create(const char *device_spec, oclconv_context **out);
@@ -341,7 +344,16 @@ OCLCONV_API void oclconv_filter_destroy(oclconv_filter *f);
  *                           (any method: more than 2^30 rows, or values
  *                           a row), or no accumulator keeps the sums
  *                           exact (see Sums above);
- *    OCLCONV_E_NOMEM        host or device memory could not be had;
+ *    OCLCONV_E_NOMEM        host or device memory could not be had.  On
+ *                           a device that works in host memory (PoCL,
+ *                           integrated GPUs) the library's buffers and
+ *                           images are allocated as they are made
+ *                           (CL_MEM_ALLOC_HOST_PTR), so a shortage, a
+ *                           process limit set with `ulimit -v` among
+ *                           them, fails the call with this status and a
+ *                           message naming the limit; PoCL would otherwise
+ *                           allocate at the first command and abort the
+ *                           process when it could not;
  *    OCLCONV_E_BUILD        a kernel failed to compile (log in errmsg), or
  *                           with OCLCONV_KERNEL_DIR set (the kernels'
  *                           sources from that folder rather than the copies

@@ -101,6 +101,9 @@ oclconv_status oclconv__fail(oclconv_context *ctx, oclconv_status s, const char 
 /* The status for a failed cl* call, with "call: CL_NAME (code)" as detail. */
 oclconv_status oclconv__cl_fail(oclconv_context *ctx, cl_int err, const char *call);
 const char *oclconv__cl_error_name(cl_int err);
+/* "; the process's address space (...) is limited to N MiB" where a
+ * resource limit caps the process's memory, else "". */
+void oclconv__memory_limit(char *buf, size_t size);
 void oclconv__clear_error(oclconv_context *ctx);
 /* Appends text to ctx's message (the build log after the headline). */
 void oclconv__append_error(oclconv_context *ctx, const char *text);
@@ -245,6 +248,11 @@ int oclconv__overlap(const oclconv_image *a, const oclconv_image *b);
 oclconv_status oclconv__copy_rows(oclconv_context *ctx, cl_command_queue q, cl_mem buf,
                                  int at_row, const oclconv_image *img, int first, int rows,
                                  int to_device, const cl_event *wait, cl_event *done);
+/* Flags for memory the library allocates on the device: on a device that
+ * works in host memory, CL_MEM_ALLOC_HOST_PTR, so that the memory is had
+ * when the object is made and a shortage fails that call (PoCL otherwise
+ * allocates at the first command and aborts the process when it cannot). */
+cl_mem_flags oclconv__alloc_flags(const oclconv_context *ctx);
 /* A device buffer of at least `bytes` from the context's scratch slot. */
 oclconv_status oclconv__scratch(oclconv_context *ctx, int slot, size_t bytes, cl_mem *out);
 
