@@ -20,6 +20,18 @@
  * The library never prints, never exits and never aborts.  Every fallible
  * call returns an oclconv_status; the detail of the last failure is in
  * oclconv_errmsg().
+ *
+ * What it cannot stop: when a kernel fails to compile, PoCL's compiler
+ * (clang) writes a summary line, "N error(s) generated.", to the process's
+ * standard error (file descriptor 2) itself; the diagnostics come back in
+ * the build log in oclconv_errmsg().  PoCL accepts no build option that
+ * turns the line off (only OpenCL's options), and keeping it off would
+ * mean pointing the whole process's descriptor 2 elsewhere for the
+ * build's duration, which every other thread's output and every child
+ * process started meanwhile would share: a library must not.  The kernels
+ * built in compile on every supported device, so the line shows only with
+ * sources from OCLCONV_KERNEL_DIR that do not compile (or a device
+ * compiler's fault).  Compiler warnings are off (-w) and print nothing.
  */
 #ifndef OCLCONV_H
 #define OCLCONV_H

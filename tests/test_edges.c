@@ -359,7 +359,28 @@ static int kernel_dir_child(const char *dir)
     return test_exit();
 }
 
-static void kernel_dir_not_files(void)
+/* Runs this program again as a child (a fresh process: a forked one would
+ * lack the runtime's threads) with OCLCONV_EDGES_CHILD=name and `arg`;
+ * fails the test unless it exits 0. */
+static void run_child(const char *self, const char *name, const char *arg)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("OCLCONV_EDGES_CHILD", name, 1);
+        setenv("OCLCONV_EDGES_ARG", arg, 1);
+        execl("/proc/self/exe", self, (char *)NULL);
+        _exit(TEST_HARD_ERROR);
+    }
+    int status = 0;
+    ASSERT(pid > 0 && waitpid(pid, &status, 0) == pid);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        TEST_FAIL_("%s %s: the child %s %d", name, arg,
+                   WIFSIGNALED(status) ? "died of signal" : "exited",
+                   WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+}
+
+static void kernel_dir_not_files(const char *self)
 {
     static const char *kinds[] = {"fifo", "zero", "huge", "dir"};
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
@@ -384,25 +405,100 @@ static void kernel_dir_not_files(void)
             made = mkdir(path, 0700);
         }
         ASSERT(made == 0);
-        fflush(NULL);
-        pid_t pid = fork();
-        if (pid == 0) {
-            test_failures = 0;
-            _exit(kernel_dir_child(dir));
-        }
-        int status = 0;
-        ASSERT(pid > 0 && waitpid(pid, &status, 0) == pid);
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-            TEST_FAIL_("common.cl as %s: the child %s %d", kinds[k],
-                       WIFSIGNALED(status) ? "died of signal" : "exited",
-                       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+        run_child(self, "kernel-dir", dir);
         if (k == 2)
             unlink(path);
     }
 }
 
-int main(void)
+/* ====== What reaches standard error ==================================== */
+
+/* Copies cl/common.cl and a buffer.cl that does not compile into `dir`. */
+static int broken_sources(const char *dir)
 {
+    char path[600];
+    snprintf(path, sizeof path, "%s/common.cl", dir);
+    FILE *in = fopen("cl/common.cl", "rb"), *out = fopen(path, "wb");
+    char buf[4096];
+    size_t n;
+    while (in && out && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        fwrite(buf, 1, n, out);
+    int ok = in && out;
+    if (in)
+        fclose(in);
+    if (out && fclose(out) != 0)
+        ok = 0;
+    snprintf(path, sizeof path, "%s/buffer.cl", dir);
+    out = ok ? fopen(path, "wb") : NULL;
+    if (!out)
+        return -1;
+    fputs("__kernel void convolve_buffer(__global int *p) { p[0] = undefined_name; }\n", out);
+    return fclose(out) == 0 ? 0 : -1;
+}
+
+/* With the process's standard error caught in a file: the library's own
+ * builds write nothing there; a failed build's diagnostics come back in
+ * the message, and all that reaches standard error is the compiler's
+ * summary line, "N error(s) generated.", which PoCL's compiler writes to
+ * file descriptor 2 itself (the header says why it stays). */
+static int build_stderr_child(const char *dir)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/stderr.txt", dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600), saved = dup(2);
+    if (fd < 0 || saved < 0 || dup2(fd, 2) < 0)
+        return TEST_HARD_ERROR;
+    oclconv_context *ctx = test_context();
+    uint64_t rng = 3;
+    oclconv_image src = image_random(&rng, 9, 7, 4, OCLCONV_U8, 0);
+    oclconv_image dst = image_like(&src, OCLCONV_F32, 0);
+    oclconv_filter *f;
+    ASSERT_OK(NULL, oclconv_filter_gaussian(2, 0, 0, 0, &f));
+    oclconv_options opt;
+    oclconv_options_init(&opt);
+    opt.border = OCLCONV_BORDER_REFLECT101; /* programs not in the cache yet */
+    for (int m = OCLCONV_METHOD_BUFFER; m <= OCLCONV_METHOD_SEPARABLE; m++) {
+        opt.method = (oclconv_method)m;
+        ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst, f, &opt));
+    }
+    off_t quiet = lseek(fd, 0, SEEK_END);
+    ASSERT(broken_sources(dir) == 0);
+    setenv("OCLCONV_KERNEL_DIR", dir, 1);
+    opt.method = OCLCONV_METHOD_BUFFER;
+    oclconv_context *fresh = test_context(); /* builds nothing from the cache */
+    oclconv_status s = oclconv_apply(fresh, &src, &dst, f, &opt);
+    dup2(saved, 2);
+    ASSERT_STATUS(fresh, s, OCLCONV_E_BUILD);
+    ASSERT_CONTAINS(oclconv_errmsg(fresh), "undefined_name");
+    oclconv_destroy(fresh);
+    char text[4096] = "";
+    ssize_t got = pread(fd, text, sizeof text - 1, 0);
+    text[got > 0 ? got : 0] = '\0';
+    if (quiet != 0)
+        TEST_FAIL_("builds that succeeded wrote to standard error: %s", text);
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        int count = 0, end = 0;
+        if (sscanf(line, "%d error%*[s] generated.%n", &count, &end) < 1 || line[end] != '\0')
+            if (sscanf(line, "%d error generated.%n", &count, &end) < 1 || line[end] != '\0')
+                TEST_FAIL_("a failed build wrote more than the compiler's summary: \"%s\"",
+                           line);
+    }
+    close(fd);
+    oclconv_filter_destroy(f);
+    image_free(&src);
+    image_free(&dst);
+    oclconv_destroy(ctx);
+    return test_exit();
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    const char *child = getenv("OCLCONV_EDGES_CHILD"), *arg = getenv("OCLCONV_EDGES_ARG");
+    if (child && arg && strcmp(child, "kernel-dir") == 0)
+        return kernel_dir_child(arg);
+    if (child && arg && strcmp(child, "build-stderr") == 0)
+        return build_stderr_child(arg);
     /* Two devices, for a device that is not in a context. */
     setenv("POCL_DEVICES", "pthread pthread", 1);
     gaussian_ends();
@@ -413,6 +509,9 @@ int main(void)
     overlapping_sub_buffers(ctx);
     failed_wait_list(ctx);
     oclconv_destroy(ctx);
-    kernel_dir_not_files();
+    kernel_dir_not_files(argv[0]);
+    char dir[512];
+    ASSERT(test_scratch_dir("build-stderr", dir, sizeof dir) == 0);
+    run_child(argv[0], "build-stderr", dir);
     return test_exit();
 }
