@@ -20,6 +20,18 @@
  * The library never prints, never exits and never aborts.  Every fallible
  * call returns an oclconv_status; the detail of the last failure is in
  * oclconv_errmsg().
+ *
+ * What it cannot stop: when a kernel fails to compile, PoCL's compiler
+ * (clang) writes a summary line, "N error(s) generated.", to the process's
+ * standard error (file descriptor 2) itself; the diagnostics come back in
+ * the build log in oclconv_errmsg().  PoCL accepts no build option that
+ * turns the line off (only OpenCL's options), and keeping it off would
+ * mean pointing the whole process's descriptor 2 elsewhere for the
+ * build's duration, which every other thread's output and every child
+ * process started meanwhile would share: a library must not.  The kernels
+ * built in compile on every supported device, so the line shows only with
+ * sources from OCLCONV_KERNEL_DIR that do not compile (or a device
+ * compiler's fault).  Compiler warnings are off (-w) and print nothing.
  */
 #ifndef OCLCONV_H
 #define OCLCONV_H
@@ -101,7 +113,8 @@ typedef struct {
  *   WRAP        fgh|abcdefgh|abc
  *   NORMALIZE   out-of-image taps are dropped and the result is rescaled by
  *               (sum of all weights) / (sum of in-image weights); needs a
- *               filter whose weights have a non-zero sum.  Where every tap
+ *               filter whose weights have a non-zero sum (summed exactly:
+ *               3e38, 1, -3e38 sum to 1).  Where every tap
  *               lies in the image, the result is the other borders' to the
  *               bit.
  * A filter larger than the image is legal: reflections repeat, wraps take
@@ -176,15 +189,20 @@ typedef struct oclconv_context oclconv_context;
  *                                (empty = any), device name substring or
  *                                index among the matches (empty = first)
  *  A spec that matches nothing is OCLCONV_E_NO_DEVICE, never a fallback; the
- *  message lists the devices that exist.
+ *  message lists the devices that exist.  Where drivers are installed but
+ *  none loads (a process memory limit too low for a driver and its
+ *  compiler, which need hundreds of MiB of address space), the message
+ *  says so and names the limit.
  *  @return OCLCONV_OK and *out set; on failure *out is NULL and
  *          oclconv_errmsg(NULL) tells why. */
 OCLCONV_API oclconv_status oclconv_create(const char *device_spec, oclconv_context **out);
 
 /*! oclconv_create_from_cl() :
- *  Makes a context on the application's own OpenCL objects.  `queue` may be
- *  NULL (the library then creates one); it must be in-order.  The library
- *  retains what it is given and releases it in oclconv_destroy(). */
+ *  Makes a context on the application's own OpenCL objects.  `device` must
+ *  be one of `context`'s devices, and `queue` (NULL: the library creates
+ *  one) a queue of `context` on `device`, in-order; else
+ *  OCLCONV_E_INVALID_ARG at once, naming what does not belong.  The
+ *  library retains what it is given and releases it in oclconv_destroy(). */
 OCLCONV_API oclconv_status oclconv_create_from_cl(cl_context context, cl_device_id device,
                                                   cl_command_queue queue,
                                                   oclconv_context **out);
@@ -268,8 +286,14 @@ OCLCONV_API oclconv_status oclconv_filter_box(int rx, int ry, oclconv_filter **o
 /*! oclconv_filter_gaussian() :
  *  Separable Gaussian, taps exp(-i^2 / (2 sigma^2)) computed in double and
  *  normalised so that each direction sums to 1.  sigma_y <= 0 means
- *  sigma_y = sigma_x; a radius of 0 means ceil(3 sigma) in that direction.
- *  sigma_x must be > 0 and finite. */
+ *  sigma_y = sigma_x; a radius of 0 means ceil(3 sigma) in that direction,
+ *  which must be at most 2047 (sigma up to 682.33; past it
+ *  OCLCONV_E_INVALID_ARG names the sigma: give a radius instead).  With a
+ *  radius given, any finite sigma works: a huge one gives nearly a box.
+ *  sigma_x must be > 0 and finite; a sigma so small that 2 sigma^2 is 0 in
+ *  double (below 1.5e-162) gives the identity (the centre tap 1, the
+ *  others 0), as the formula does in the limit.  The radii together take
+ *  at most 2^22 taps, as oclconv_filter_create(). */
 OCLCONV_API oclconv_status oclconv_filter_gaussian(double sigma_x, double sigma_y, int rx, int ry,
                                                    oclconv_filter **out);
 
@@ -311,13 +335,43 @@ OCLCONV_API void oclconv_filter_destroy(oclconv_filter *f);
  *  `opt` NULL means the defaults of oclconv_options_init().
  *  Every argument is checked before any OpenCL work; on any failure `dst` is
  *  untouched and the reason is in oclconv_errmsg(ctx).
+ *  Sums: integer results equal the exact result rounded half to even,
+ *  except within 1e-3 of a tie; float results lie within 1e-5 of the size
+ *  of their terms.  The planner bounds each path's rounding and range to
+ *  keep this: where float sums could pass a float's range (the largest
+ *  value of an integer image, or the CONSTANT border value, times the sum
+ *  of the weights' magnitudes, past 2^126) they run in double; where even
+ *  double's rounding could move an integer result by 1e-3 (a border value
+ *  of 1e38 beside 8-bit values under weights of both signs, whose terms
+ *  cancel far above the result), no path keeps the result exact and the
+ *  call is OCLCONV_E_UNSUPPORTED, as is a sum past a float's range on a
+ *  device without double.  A float image's own values are known only as
+ *  the kernels run: a window whose weighted values sum past 3.4e38 before
+ *  the scale applies (3x3 ones over values of 3e38, scale 1/9) gives an
+ *  infinity or NaN there, except on the box path, which sums float images
+ *  in double; scale such values down first.
  *  @return OCLCONV_OK, or
  *    OCLCONV_E_INVALID_ARG  a NULL, size, stride, enum or filter problem;
  *    OCLCONV_E_UNSUPPORTED  the method cannot run on this device or image
  *                           (any method: more than 2^30 rows, or values
- *                           a row);
- *    OCLCONV_E_NOMEM        host or device memory could not be had;
- *    OCLCONV_E_BUILD        a kernel failed to compile (log in errmsg);
+ *                           a row), or no accumulator keeps the sums
+ *                           exact (see Sums above);
+ *    OCLCONV_E_NOMEM        host or device memory could not be had.  On
+ *                           a device that works in host memory (PoCL,
+ *                           integrated GPUs) the library's buffers and
+ *                           images are allocated as they are made
+ *                           (CL_MEM_ALLOC_HOST_PTR), so a shortage, a
+ *                           process limit set with `ulimit -v` among
+ *                           them, fails the call with this status and a
+ *                           message naming the limit; PoCL would otherwise
+ *                           allocate at the first command and abort the
+ *                           process when it could not;
+ *    OCLCONV_E_BUILD        a kernel failed to compile (log in errmsg), or
+ *                           with OCLCONV_KERNEL_DIR set (the kernels'
+ *                           sources from that folder rather than the copies
+ *                           built in), a source there is missing or not a
+ *                           regular file of at most 4 MiB (FIFOs and
+ *                           devices are refused, never waited on or read);
  *    OCLCONV_E_OPENCL       another OpenCL call failed. */
 OCLCONV_API oclconv_status oclconv_apply(oclconv_context *ctx, const oclconv_image *src,
                                          oclconv_image *dst, const oclconv_filter *f,
@@ -359,8 +413,17 @@ typedef struct {
  *  without waiting: the work starts once the `num_events` events of
  *  `wait_list` have completed, and `*done` (when not NULL) receives an event
  *  that completes with it; the caller releases it.  Semantics, options and
- *  argument checks are those of oclconv_apply(); `src` and `dst` may be the
- *  same buffer.  The buffer paths run (AUTO, BUFFER, TILED, SEPARABLE, BOX);
+ *  argument checks are those of oclconv_apply(); `src` and `dst` may share
+ *  memory (the same buffer, sub-buffers of one buffer whose ranges meet,
+ *  or a buffer and a sub-buffer of it): the kernels then write to scratch
+ *  and a copy follows, and the result is as if they did not.  Every event
+ *  of `wait_list` must belong to the context's cl_context and must not
+ *  have failed already (a negative execution status, a user event set so):
+ *  such a list is OCLCONV_E_INVALID_ARG, since commands waiting on a failed
+ *  event never run and `*done` would never complete.  An event that fails
+ *  after the call has enqueued its work leaves that work to the driver
+ *  (OpenCL does not say what becomes of it; PoCL never runs it, and `*done`
+ *  never completes).  The buffer paths run (AUTO, BUFFER, TILED, SEPARABLE, BOX);
  *  IMAGE is OCLCONV_E_UNSUPPORTED here.  The context's kernel time for
  *  these calls reads 0, since reading it would mean waiting.
  *  @return as oclconv_apply(); on failure *done is NULL and nothing the

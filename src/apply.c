@@ -155,6 +155,59 @@ static oclconv_status check_cl_image(oclconv_context *ctx, const oclconv_cl_imag
     return s;
 }
 
+/* Every event of the wait list must be an event of the context that has
+ * not failed: commands waiting on a failed one never run (OpenCL leaves
+ * them to the implementation; PoCL's never complete), so the call's event
+ * would never complete either. */
+static oclconv_status check_wait_list(oclconv_context *ctx, cl_uint n, const cl_event *events)
+{
+    for (cl_uint i = 0; i < n; i++) {
+        cl_context owner = NULL;
+        cl_int status = 0;
+        cl_int err = events[i] ? clGetEventInfo(events[i], CL_EVENT_CONTEXT, sizeof owner,
+                                                &owner, NULL)
+                               : CL_INVALID_EVENT;
+        if (err == CL_SUCCESS)
+            err = clGetEventInfo(events[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
+                                 &status, NULL);
+        if (err != CL_SUCCESS)
+            return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG, "wait_list[%u] is not an event: %s",
+                                 i, oclconv__cl_error_name(err));
+        if (owner != ctx->cl)
+            return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG,
+                                 "wait_list[%u] is an event of another cl_context", i);
+        if (status < 0)
+            return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG,
+                                 "wait_list[%u] has failed (execution status %s): nothing "
+                                 "waiting on it would run", i, oclconv__cl_error_name(status));
+    }
+    return OCLCONV_OK;
+}
+
+/* The buffer a buffer's memory belongs to (itself, or a sub-buffer's
+ * parent) and where in it the image's bytes lie. */
+static cl_mem memory_of(const oclconv_cl_image *img, size_t *first, size_t *end)
+{
+    cl_mem parent = NULL;
+    size_t offset = 0;
+    clGetMemObjectInfo(img->mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL);
+    if (parent)
+        clGetMemObjectInfo(img->mem, CL_MEM_OFFSET, sizeof offset, &offset, NULL);
+    oclconv_image d = describe(img);
+    *first = offset;
+    *end = offset + oclconv__packed_row(&d) * (size_t)d.height;
+    return parent ? parent : img->mem;
+}
+
+/* Whether two buffers' images share bytes: the same buffer, sub-buffers
+ * of one buffer whose ranges meet, or a buffer and a sub-buffer of it. */
+static int buffers_overlap(const oclconv_cl_image *a, const oclconv_cl_image *b)
+{
+    size_t a0, a1, b0, b1;
+    cl_mem ma = memory_of(a, &a0, &a1), mb = memory_of(b, &b0, &b1);
+    return a->mem == b->mem || (ma == mb && a0 < b1 && b0 < a1);
+}
+
 oclconv_status oclconv_apply_cl(oclconv_context *ctx, const oclconv_cl_image *src,
                                 const oclconv_cl_image *dst, const oclconv_filter *f,
                                 const oclconv_options *opt, cl_uint num_events,
@@ -168,7 +221,9 @@ oclconv_status oclconv_apply_cl(oclconv_context *ctx, const oclconv_cl_image *sr
     if ((num_events > 0) != (wait_list != NULL))
         return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG,
                              "wait_list and num_events must be both given or both empty");
-    oclconv_status s = check_cl_image(ctx, src, "source");
+    oclconv_status s = check_wait_list(ctx, num_events, wait_list);
+    if (s == OCLCONV_OK)
+        s = check_cl_image(ctx, src, "source");
     if (s == OCLCONV_OK)
         s = check_cl_image(ctx, dst, "destination");
     if (s != OCLCONV_OK)
@@ -186,8 +241,9 @@ oclconv_status oclconv_apply_cl(oclconv_context *ctx, const oclconv_cl_image *sr
                           "the image path needs images, not buffers; use another method");
     if (s != OCLCONV_OK)
         return s;
-    /* In place, the kernels write to scratch and a copy follows. */
-    int in_place = src->mem == dst->mem;
+    /* In place, or on buffers that share memory, the kernels write to
+     * scratch and a copy follows. */
+    int in_place = buffers_overlap(src, dst);
     size_t bytes = oclconv__packed_row(&dst_d) * (size_t)dst_d.height;
     oclconv__io io = {src->mem, dst->mem, 0, 0};
     if (in_place)

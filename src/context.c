@@ -109,6 +109,48 @@ oclconv_status oclconv_create(const char *device_spec, oclconv_context **out)
     return finish(ctx);
 }
 
+/* The device must be one of the context's, and the queue one of the
+ * context's on that device: else every later call would fail with
+ * CL_INVALID_CONTEXT or CL_INVALID_DEVICE. */
+static oclconv_status check_cl_objects(cl_context context, cl_device_id device,
+                                       cl_command_queue queue)
+{
+    cl_uint n = 0;
+    cl_int err = clGetContextInfo(context, CL_CONTEXT_NUM_DEVICES, sizeof n, &n, NULL);
+    if (err != CL_SUCCESS)
+        return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG,
+                             "oclconv_create_from_cl: context is not an OpenCL context: %s",
+                             oclconv__cl_error_name(err));
+    cl_device_id *devices = calloc(n ? n : 1, sizeof *devices);
+    if (!devices)
+        return oclconv__fail(NULL, OCLCONV_E_NOMEM, "out of memory listing a context's devices");
+    int found = 0;
+    if (clGetContextInfo(context, CL_CONTEXT_DEVICES, n * sizeof *devices, devices, NULL) ==
+        CL_SUCCESS)
+        for (cl_uint i = 0; i < n; i++)
+            found |= devices[i] == device;
+    free(devices);
+    if (!found)
+        return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG,
+                             "oclconv_create_from_cl: the device is not one of the context's");
+    if (!queue)
+        return OCLCONV_OK;
+    cl_context owner = NULL;
+    cl_device_id on = NULL;
+    err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof owner, &owner, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof on, &on, NULL);
+    if (err != CL_SUCCESS)
+        return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG,
+                             "oclconv_create_from_cl: queue is not a command queue: %s",
+                             oclconv__cl_error_name(err));
+    if (owner != context || on != device)
+        return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG,
+                             "oclconv_create_from_cl: the queue belongs to %s",
+                             owner != context ? "another context" : "another device");
+    return OCLCONV_OK;
+}
+
 oclconv_status oclconv_create_from_cl(cl_context context, cl_device_id device,
                                       cl_command_queue queue, oclconv_context **out)
 {
@@ -119,9 +161,11 @@ oclconv_status oclconv_create_from_cl(cl_context context, cl_device_id device,
     if (!context || !device)
         return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG,
                              "oclconv_create_from_cl: context and device are required");
-    oclconv_context *ctx;
-    oclconv_status s = new_context(&ctx);
+    oclconv_status s = check_cl_objects(context, device, queue);
     if (s != OCLCONV_OK)
+        return s;
+    oclconv_context *ctx;
+    if ((s = new_context(&ctx)) != OCLCONV_OK)
         return s;
     cl_int err = clRetainContext(context);
     if (err != CL_SUCCESS) {

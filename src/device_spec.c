@@ -5,6 +5,7 @@
 #include "internal.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,34 @@ static oclconv_status enumerate(device_entry **out, size_t *count)
     return s;
 }
 
+/* The ICD loader found no platform: either no driver is installed, or
+ * those installed failed to load (a driver and its compiler need hundreds
+ * of MiB of address space: under `ulimit -v` it fails to map them). */
+static oclconv_status no_platform(void)
+{
+    const char *dir = getenv("OCL_ICD_VENDORS");
+    if (!dir || !*dir)
+        dir = "/etc/OpenCL/vendors";
+    size_t drivers = 0;
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        size_t n = strlen(e->d_name);
+        drivers += n > 4 && strcmp(e->d_name + n - 4, ".icd") == 0;
+    }
+    if (d)
+        closedir(d);
+    if (!drivers)
+        return oclconv__fail(NULL, OCLCONV_E_NO_DEVICE,
+                             "no OpenCL platform found (install an OpenCL driver, "
+                             "e.g. pocl-opencl-icd, and check %s)", dir);
+    char limit[128];
+    oclconv__memory_limit(limit, sizeof limit);
+    return oclconv__fail(NULL, OCLCONV_E_NO_DEVICE,
+                         "no OpenCL platform found: %zu driver%s listed in %s, but none could "
+                         "be loaded%s", drivers, drivers == 1 ? " is" : "s are", dir,
+                         *limit ? limit : "");
+}
+
 static oclconv_status enumerate_locked(device_entry **out, size_t *count)
 {
     *out = NULL;
@@ -42,9 +71,7 @@ static oclconv_status enumerate_locked(device_entry **out, size_t *count)
     cl_uint np = 0;
     cl_int err = clGetPlatformIDs(0, NULL, &np);
     if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || (err == CL_SUCCESS && np == 0))
-        return oclconv__fail(NULL, OCLCONV_E_NO_DEVICE,
-                             "no OpenCL platform found (install an OpenCL driver, "
-                             "e.g. pocl-opencl-icd, and check /etc/OpenCL/vendors)");
+        return no_platform();
     if (err != CL_SUCCESS)
         return oclconv__cl_fail(NULL, err, "clGetPlatformIDs");
     cl_platform_id *platforms = calloc(np, sizeof *platforms);

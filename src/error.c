@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 const char *oclconv_strerror(oclconv_status s)
 {
@@ -104,11 +105,33 @@ const char *oclconv__cl_error_name(cl_int err)
     return "unknown OpenCL error";
 }
 
+void oclconv__memory_limit(char *buf, size_t size)
+{
+    static const struct {
+        int resource;
+        const char *name;
+    } limits[] = {{RLIMIT_AS, "address space (RLIMIT_AS, ulimit -v)"},
+                  {RLIMIT_DATA, "data (RLIMIT_DATA, ulimit -d)"}};
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof limits / sizeof *limits; i++) {
+        struct rlimit r;
+        if (getrlimit(limits[i].resource, &r) == 0 && r.rlim_cur != RLIM_INFINITY) {
+            snprintf(buf, size, "; the process's %s is limited to %llu MiB", limits[i].name,
+                     (unsigned long long)(r.rlim_cur >> 20));
+            return;
+        }
+    }
+}
+
 oclconv_status oclconv__cl_fail(oclconv_context *ctx, cl_int err, const char *call)
 {
     oclconv_status s = OCLCONV_E_OPENCL;
+    char limit[128] = "";
     if (err == CL_OUT_OF_HOST_MEMORY || err == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
-        err == CL_OUT_OF_RESOURCES)
+        err == CL_OUT_OF_RESOURCES) {
         s = OCLCONV_E_NOMEM;
-    return oclconv__fail(ctx, s, "%s failed: %s (%d)", call, oclconv__cl_error_name(err), (int)err);
+        oclconv__memory_limit(limit, sizeof limit);
+    }
+    return oclconv__fail(ctx, s, "%s failed: %s (%d)%s", call, oclconv__cl_error_name(err),
+                         (int)err, limit);
 }

@@ -63,11 +63,15 @@ static oclconv_status set_factors(oclconv_filter *f, const float *row, const flo
 static void compute_sums(oclconv_filter *f)
 {
     size_t n = (size_t)f->width * (size_t)f->height;
-    f->sum = f->abs_sum = f->min_magnitude = 0;
+    oclconv__sum sum = {{0}, 0};
+    for (size_t k = 0; k < n; k++)
+        oclconv__sum_add(&sum, f->weights[k]);
+    /* Exact, rounded once: weights of ±3e38 around a 1 sum to 1, not 0. */
+    f->sum = oclconv__sum_value(&sum);
+    f->abs_sum = f->min_magnitude = 0;
     f->has_negative = 0;
     for (size_t k = 0; k < n; k++) {
         double w = f->weights[k], m = fabs(w);
-        f->sum += w;
         f->abs_sum += m;
         f->has_negative |= w < 0;
         if (m > 0 && (f->min_magnitude == 0 || m < f->min_magnitude))
@@ -252,9 +256,12 @@ static double box_tap(int i, double unused)
     return 1.0;
 }
 
+/* The centre tap is 1 whatever sigma: below sigma = 1.5e-162, 2 sigma^2 is
+ * 0 in double and 0 / 0 would make it NaN (the others go to 0, an
+ * identity filter). */
 static double gaussian_tap(int i, double sigma)
 {
-    return exp(-(double)i * i / (2 * sigma * sigma));
+    return i == 0 ? 1.0 : exp(-(double)i * i / (2 * sigma * sigma));
 }
 
 oclconv_status oclconv_filter_box(int rx, int ry, oclconv_filter **out)
@@ -262,12 +269,19 @@ oclconv_status oclconv_filter_box(int rx, int ry, oclconv_filter **out)
     return make_separable(rx, ry, box_tap, 0, 0, out);
 }
 
-static int gaussian_radius(double sigma, int r)
+/* The radius a direction takes: r, or for 0 ceil(3 sigma), which must not
+ * pass the largest radius (sigma below 682.34). */
+static oclconv_status gaussian_radius(double sigma, int *r, char axis)
 {
-    if (r > 0)
-        return r;
+    if (*r != 0)
+        return OCLCONV_OK;
     double c = ceil(3 * sigma);
-    return c > OCLCONV_MAX_TAPS_1D ? OCLCONV_MAX_TAPS_1D : (int)c;
+    if (c > OCLCONV_MAX_TAPS_1D / 2)
+        return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG,
+                             "gaussian sigma_%c %g: its radius ceil(3 sigma) = %.0f passes the "
+                             "largest, %d; give a radius", axis, sigma, c, OCLCONV_MAX_TAPS_1D / 2);
+    *r = (int)c;
+    return OCLCONV_OK;
 }
 
 oclconv_status oclconv_filter_gaussian(double sigma_x, double sigma_y, int rx, int ry,
@@ -282,10 +296,14 @@ oclconv_status oclconv_filter_gaussian(double sigma_x, double sigma_y, int rx, i
     }
     if (sigma_y <= 0)
         sigma_y = sigma_x;
-    if (rx >= 0)
-        rx = gaussian_radius(sigma_x, rx);
-    if (ry >= 0)
-        ry = gaussian_radius(sigma_y, ry);
+    oclconv_status s = gaussian_radius(sigma_x, &rx, 'x');
+    if (s == OCLCONV_OK)
+        s = gaussian_radius(sigma_y, &ry, 'y');
+    if (s != OCLCONV_OK) {
+        if (out)
+            *out = NULL;
+        return s;
+    }
     return make_separable(rx, ry, gaussian_tap, sigma_x, sigma_y, out);
 }
 

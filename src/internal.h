@@ -101,6 +101,9 @@ oclconv_status oclconv__fail(oclconv_context *ctx, oclconv_status s, const char 
 /* The status for a failed cl* call, with "call: CL_NAME (code)" as detail. */
 oclconv_status oclconv__cl_fail(oclconv_context *ctx, cl_int err, const char *call);
 const char *oclconv__cl_error_name(cl_int err);
+/* "; the process's address space (...) is limited to N MiB" where a
+ * resource limit caps the process's memory, else "". */
+void oclconv__memory_limit(char *buf, size_t size);
 void oclconv__clear_error(oclconv_context *ctx);
 /* Appends text to ctx's message (the build log after the headline). */
 void oclconv__append_error(oclconv_context *ctx, const char *text);
@@ -195,6 +198,26 @@ size_t oclconv__vec_pitch(const oclconv__job *job);
 void oclconv__common_options(oclconv_context *ctx, const oclconv__job *job, char *buf,
                              size_t size);
 
+/* ---- precision.c ---------------------------------------------------------- */
+/* Sets job->acc_double where float sums could miss the contract's
+ * exactness on the planned path; refuses what no accumulator keeps. */
+oclconv_status oclconv__precision(oclconv_context *ctx, oclconv__job *job);
+/* An exact sum of finite doubles, rounded once when read: terms of 1e38
+ * that cancel leave the small ones intact, in any order. */
+#define OCLCONV_SUM_PARTS 48
+typedef struct {
+    double part[OCLCONV_SUM_PARTS];
+    int n;
+} oclconv__sum;
+void oclconv__sum_add(oclconv__sum *s, double x);
+double oclconv__sum_value(const oclconv__sum *s);
+/* Largest magnitude a source value (or the constant border) can have. */
+double oclconv__max_input(const oclconv__job *job);
+/* Whether NORMALIZE's rescale of f stays well within a float's range. */
+int oclconv__float_rescale_finite(const oclconv_filter *f);
+/* Whether n taps are all the same (a box's). */
+int oclconv__taps_equal(const float *w, int n);
+
 /* ---- program.c ------------------------------------------------------------ */
 typedef struct {
     const char *name;
@@ -225,6 +248,11 @@ int oclconv__overlap(const oclconv_image *a, const oclconv_image *b);
 oclconv_status oclconv__copy_rows(oclconv_context *ctx, cl_command_queue q, cl_mem buf,
                                  int at_row, const oclconv_image *img, int first, int rows,
                                  int to_device, const cl_event *wait, cl_event *done);
+/* Flags for memory the library allocates on the device: on a device that
+ * works in host memory, CL_MEM_ALLOC_HOST_PTR, so that the memory is had
+ * when the object is made and a shortage fails that call (PoCL otherwise
+ * allocates at the first command and aborts the process when it cannot). */
+cl_mem_flags oclconv__alloc_flags(const oclconv_context *ctx);
 /* A device buffer of at least `bytes` from the context's scratch slot. */
 oclconv_status oclconv__scratch(oclconv_context *ctx, int slot, size_t bytes, cl_mem *out);
 

@@ -109,7 +109,8 @@ static oclconv_status make_image(oclconv_context *ctx, const oclconv_image *img,
     desc.image_width = (size_t)img->width * (size_t)how.texels;
     desc.image_height = (size_t)img->height;
     cl_int err;
-    *out = clCreateImage(ctx->cl, flags, &how.format, &desc, NULL, &err);
+    *out = clCreateImage(ctx->cl, flags | oclconv__alloc_flags(ctx), &how.format, &desc, NULL,
+                         &err);
     if (err != CL_SUCCESS) {
         *out = NULL;
         return oclconv__cl_fail(ctx, err, "clCreateImage");

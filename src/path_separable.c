@@ -5,12 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Exact, rounded once: taps of ±3e38 around a 1 sum to 1. */
 static double sum_of(const float *taps, int n)
 {
-    double s = 0;
+    oclconv__sum s = {{0}, 0};
     for (int i = 0; i < n; i++)
-        s += taps[i];
-    return s;
+        oclconv__sum_add(&s, taps[i]);
+    return oclconv__sum_value(&s);
 }
 
 /* NORMALIZE: a pass's rescales at the positions whose taps pass the

@@ -1,7 +1,8 @@
 /*
- * Planning: which path runs a job, in which precision it accumulates, and
- * how its work is cut.  Decisions come from the facts the device reported
- * and from the filter, never from the device's name.
+ * Planning: which path runs a job and how its work is cut (the precision
+ * it accumulates in comes from precision.c).  Decisions come from the
+ * facts the device reported and from the filter, never from the device's
+ * name.
  */
 #include "internal.h"
 
@@ -9,151 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ====== Precision ===================================================== */
-
-/* Largest magnitude a source value (or the constant border) can have. */
-static double max_input(const oclconv__job *job)
-{
-    double m = job->src->type == OCLCONV_U8    ? 255
-               : job->src->type == OCLCONV_U16 ? 65535
-                                               : INFINITY;
-    if (job->opt.border == OCLCONV_BORDER_CONSTANT && fabs(job->opt.border_value) > m)
-        m = fabs(job->opt.border_value);
-    return m;
-}
-
-/* Whether NORMALIZE's rescale, all the weights over those in the image,
- * stays well within a float's range (2^128) for weights of one sign: it is
- * at most all of them over the smallest in magnitude. */
-static int float_rescale_finite(const oclconv_filter *f)
-{
-    return f->abs_sum < 0x1p100 * f->min_magnitude;
-}
-
-/* Whether a pass's taps are all the same (a box's): the GPU tiles then add
- * the values in their own order (cl/common.cl's EQUAL_SUMS). */
-static int taps_equal(const float *w, int n)
-{
-    for (int k = 1; k < n; k++)
-        if (w[k] != w[0])
-            return 0;
-    return 1;
-}
-
-/* The roundings of one pass of float multiply-adds over taps w, in units of
- * u X sum|w|, X bounding the values.  The kernels take a pass's taps in
- * order (a 2-D filter's row by row), so the addition of tap k rounds by at
- * most u |s_k| <= u X P_k, P_k = |w_0| + ... + |w_k| (adding a zero is
- * exact), and the products by u X P_n in all: 1 + the sum of P_k / P_n over
- * the taps not zero, and never more than the n of a cruder count.  A
- * Gaussian's partial sums average half the whole, so it counts about half
- * its taps.  That bounds the error of a result whose tolerance is
- * absolute, an integer one; a float result's is 1e-5 of its own terms,
- * which a window's first values may hold all of, so there the count is n.
- * NORMALIZE scales a separable pass's sum by the host's rescale (all the
- * taps' sum over the in-image ones', rounded once): with the product and
- * the weights' rounding to floats, 4 more than the sum's R, for the
- * in-image range of the pass's taps (each holds the centre tap) whose R is
- * the largest; 1 where every tap is inside.  A 2-D kernel sums its
- * in-image weights itself, over a rectangle, not a range of its order:
- * the crude count, twice n and 4.  So does a pass whose taps are all
- * equal, which the GPU tiles add in another order: n, what any order
- * gives (n - 1 additions and the product, each of the pass's own terms). */
-static double pass_roundings(const oclconv__job *job, const float *wf, const double *wd, int n)
-{
-    int normalize = job->opt.border == OCLCONV_BORDER_NORMALIZE;
-    double crude = !normalize ? n : wd ? 2.0 * n + 4 : n + 4.0, *q = NULL;
-    if (job->dst->type != OCLCONV_F32 && n <= 1024 && !(normalize && wd) &&
-        !(wf && taps_equal(wf, n)))
-        q = malloc(3 * ((size_t)n + 1) * sizeof *q);
-    if (!q)
-        return crude;
-    /* Prefix sums to tap k - 1: q of |w|, p of q at the taps not zero, z
-     * their count; taps a .. b - 1 then count 1 + (p[b] - p[a] - (z[b] -
-     * z[a]) q[a]) / (q[b] - q[a]). */
-    double *p = q + n + 1, *z = p + n + 1;
-    q[0] = p[0] = z[0] = 0;
-    for (int k = 1; k <= n; k++) {
-        double w = wf ? wf[k - 1] : wd[k - 1];
-        q[k] = q[k - 1] + fabs(w);
-        p[k] = p[k - 1] + (w != 0 ? q[k] : 0);
-        z[k] = z[k - 1] + (w != 0);
-    }
-    int centre = n / 2;
-    double most = 0;
-    for (int a = 0; a <= (normalize ? centre : 0); a++)
-        for (int b = normalize ? centre + 1 : n; b <= n; b++)
-            if (q[b] > q[a]) {
-                double r = 1 + (p[b] - p[a] - (z[b] - z[a]) * q[a]) / (q[b] - q[a]);
-                most = fmax(most, normalize && b - a < n ? r + 4 : r);
-            }
-    free(q);
-    return fmin(most, crude);
-}
-
-/* Whether a path's float sums could miss the contract: `roundings` counts
- * every rounding it makes on the way, in units of u X sum|w| as above
- * (passes, scratch stores, scale, delta), `extra` a known error of the
- * weights.  Where that bound could move an integer result by 1e-3, the
- * tests' window around rounding ties, or a float result by 1e-5 of its
- * terms, the path accumulates in double instead. */
-static int needs_double(const oclconv__job *job, double roundings, double extra)
-{
-    const double u = 0x1p-24 * 1.01;
-    const oclconv_filter *f = job->filter;
-    /* NORMALIZE: the in-image sum can cancel, or the rescale overflow a
-     * float. */
-    if (job->opt.border == OCLCONV_BORDER_NORMALIZE &&
-        (f->has_negative || !float_rescale_finite(f)))
-        return 1;
-    if (job->dst->type == OCLCONV_F32)
-        return roundings * u + extra / (f->abs_sum ? f->abs_sum : 1) > 1e-5;
-    double scale = fabs(job->opt.scale);
-    double bound = (roundings * u * f->abs_sum + extra) * max_input(job) * scale +
-                   2 * u * fabs(job->opt.delta);
-    return !(bound < 1e-3);
-}
-
-/* Whether every weight is a float already (else uploading rounds them). */
-static int weights_are_floats(const oclconv_filter *f)
-{
-    for (size_t k = 0; k < (size_t)f->width * (size_t)f->height; k++)
-        if ((double)(float)f->weights[k] != f->weights[k])
-            return 0;
-    return 1;
-}
-
-static int decide_double(const oclconv_context *ctx, const oclconv__job *job)
-{
-    const oclconv_filter *f = job->filter;
-    if (!ctx->facts.fp64)
-        return 0;
-    /* Scale and delta round once each. */
-    double tail = (job->opt.scale != 1) + (job->opt.delta != 0);
-    switch (job->method) {
-    case OCLCONV_METHOD_SEPARABLE:
-        return needs_double(job,
-                            pass_roundings(job, f->row, NULL, f->width) +
-                                pass_roundings(job, f->col, NULL, f->height) + tail,
-                            f->separable_error);
-    case OCLCONV_METHOD_BOX:
-        /* Float sources sum in double regardless; integer sums are exact,
-         * then converted and weighted, and NORMALIZE's count of in-image
-         * taps rescales them. */
-        return !job->sum_int ||
-               needs_double(job,
-                            5 + tail + (job->opt.border == OCLCONV_BORDER_NORMALIZE
-                                            ? f->width + f->height + 2
-                                            : 0),
-                            0);
-    default:
-        return needs_double(job,
-                            pass_roundings(job, NULL, f->weights, f->width * f->height) +
-                                !weights_are_floats(f) + tail,
-                            0);
-    }
-}
 
 /* ====== Methods ======================================================== */
 
@@ -208,7 +64,7 @@ static oclconv_status separable_ok(oclconv_context *ctx, const oclconv__job *job
     double miss = f->separable_error * fabs(job->opt.scale);
     int exact_enough = f->separable_error == 0 ||
                        (job->dst->type == OCLCONV_F32 ? f->separable_error <= 1e-6 * f->abs_sum
-                                                      : miss * max_input(job) < 1e-4);
+                                                      : miss * oclconv__max_input(job) < 1e-4);
     if (!exact_enough)
         return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
                              "this filter is separable only to float accuracy, too coarse for "
@@ -216,18 +72,10 @@ static oclconv_status separable_ok(oclconv_context *ctx, const oclconv__job *job
     return OCLCONV_OK;
 }
 
-static int all_equal(const float *v, int n)
-{
-    for (int i = 1; i < n; i++)
-        if (v[i] != v[0])
-            return 0;
-    return 1;
-}
-
 static oclconv_status box_ok(oclconv_context *ctx, const oclconv__job *job)
 {
     const oclconv_filter *f = job->filter;
-    if (!f->row || !all_equal(f->row, f->width) || !all_equal(f->col, f->height))
+    if (!f->row || !oclconv__taps_equal(f->row, f->width) || !oclconv__taps_equal(f->col, f->height))
         return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
                              "the box path needs a box filter (all taps equal)");
     double taps = (double)f->width * f->height;
@@ -388,11 +236,11 @@ static size_t chunk_bytes(const oclconv__job *job, size_t w, size_t h, size_t ba
 {
     const oclconv_filter *f = job->filter;
     size_t k = (size_t)(f->width / 2 + 1) / 4;
-    if (!taps_equal(f->row, f->width) || job->src->type != OCLCONV_F32 ||
+    if (!oclconv__taps_equal(f->row, f->width) || job->src->type != OCLCONV_F32 ||
         job->src->channels != 1 || job->acc_double || job->vec != 4 || f->width < 31)
         return 0;
     size_t trips = (w + 2 * k - 2 + w - 1) / w, rows = bufs * h * (trips | 1) * w, cols = 0;
-    if (taps_equal(f->col, f->height) && (size_t)f->height >= 2 * band)
+    if (oclconv__taps_equal(f->col, f->height) && (size_t)f->height >= 2 * band)
         cols = (h + (size_t)f->height / band - 1) * w * 4;
     return (rows > cols ? rows : cols) * sizeof(cl_float);
 }
@@ -474,9 +322,9 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
     if (OCLCONV_TILE_ITEMS > ctx->facts.max_work_group || !taps_fit(ctx, job, both) ||
         window * oclconv__acc_size(job) > OCLCONV_ROW_WINDOW * sizeof(cl_float))
         return;
-    int equal_row = taps_equal(f->row, f->width) && vec % cn == 0 && f->width >= vec / cn &&
+    int equal_row = oclconv__taps_equal(f->row, f->width) && vec % cn == 0 && f->width >= vec / cn &&
                     (job->src->type != OCLCONV_F32 || (window <= 20 && f->width >= 2 * vec / cn));
-    int equal_col = taps_equal(f->col, f->height);
+    int equal_col = oclconv__taps_equal(f->col, f->height);
     for (size_t w = 32; w >= 4 && fewest > 0.2; w /= 2) {
         /* Two pixels a work-item in tiles 4 wide: 0.8x those 8 wide (r15). */
         if (w == 4 && (vec == 8 || fewest < INFINITY))
@@ -632,12 +480,8 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
     }
     if (s != OCLCONV_OK)
         return s;
-    job->acc_double = decide_double(ctx, job);
-    if (job->opt.border == OCLCONV_BORDER_NORMALIZE && !job->acc_double &&
-        !float_rescale_finite(job->filter))
-        return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
-                             "NORMALIZE's rescale of this filter (all its weights over the "
-                             "smallest) passes a float's range, and this device lacks double");
+    if ((s = oclconv__precision(ctx, job)) != OCLCONV_OK)
+        return s;
     job->fused = OCLCONV_FUSED_NO;
     job->taps_by_value = 0;
     job->pack16 = 0;
@@ -688,9 +532,9 @@ static int sat_convert(const oclconv__job *job)
     const oclconv_filter *f = job->filter;
     /* A box's rescale is at most its number of taps, any in double is
      * finite, and in float one of weights that cannot cancel, where
-     * float_rescale_finite() says so. */
+     * oclconv__float_rescale_finite() says so. */
     int finite = job->method == OCLCONV_METHOD_BOX || job->acc_double ||
-                 (!f->has_negative && float_rescale_finite(f));
+                 (!f->has_negative && oclconv__float_rescale_finite(f));
     return !job->cpu_shapes && job->src->type != OCLCONV_F32 &&
            (job->opt.border != OCLCONV_BORDER_NORMALIZE || finite);
 }

@@ -5,11 +5,18 @@
  */
 #include "program.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_KERNELS 6
+/* The largest kernel source file OCLCONV_KERNEL_DIR may hold (the largest
+ * in cl/ is under 100 KB). */
+#define OCLCONV_MAX_SOURCE (4 << 20)
 
 typedef struct cache_entry {
     struct cache_entry *next;
@@ -65,28 +72,37 @@ static oclconv_status load_source(oclconv_context *ctx, const char *name, const 
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.cl", dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    /* Only a regular file, opened without blocking (a FIFO would wait for
+     * a writer) and read to its size (a device such as /dev/zero never
+     * ends). */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return oclconv__fail(ctx, OCLCONV_E_BUILD, "cannot open kernel source %s "
-                             "(OCLCONV_KERNEL_DIR)", path);
-    char *buf = NULL;
-    size_t len = 0, cap = 0, got;
+                             "(OCLCONV_KERNEL_DIR): %s", path, strerror(errno));
+    struct stat st;
     oclconv_status s = OCLCONV_OK;
-    do {
-        if (len + 4096 + 1 > cap) {
-            char *grown = realloc(buf, cap = 2 * cap + 8192);
-            if (!grown) {
-                s = oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory reading %s", path);
-                break;
-            }
-            buf = grown;
-        }
-        got = fread(buf + len, 1, 4096, f);
-        len += got;
-    } while (got == 4096);
-    if (s == OCLCONV_OK && ferror(f))
-        s = oclconv__fail(ctx, OCLCONV_E_BUILD, "cannot read kernel source %s", path);
-    fclose(f);
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        s = oclconv__fail(ctx, OCLCONV_E_BUILD, "kernel source %s (OCLCONV_KERNEL_DIR) is not a "
+                          "regular file", path);
+    else if (st.st_size > OCLCONV_MAX_SOURCE)
+        s = oclconv__fail(ctx, OCLCONV_E_BUILD, "kernel source %s (OCLCONV_KERNEL_DIR) holds "
+                          "%lld bytes, more than %d", path, (long long)st.st_size,
+                          OCLCONV_MAX_SOURCE);
+    size_t size = s == OCLCONV_OK ? (size_t)st.st_size : 0, len = 0;
+    char *buf = s == OCLCONV_OK ? malloc(size + 1) : NULL;
+    if (s == OCLCONV_OK && !buf)
+        s = oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory reading %s", path);
+    while (s == OCLCONV_OK && len < size) {
+        ssize_t got = read(fd, buf + len, size - len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) /* shrunk while read, or an error: the text is not whole */
+            s = oclconv__fail(ctx, OCLCONV_E_BUILD, "cannot read kernel source %s: %s", path,
+                              got < 0 ? strerror(errno) : "it ended early");
+        else
+            len += (size_t)got;
+    }
+    close(fd);
     if (s != OCLCONV_OK) {
         free(buf);
         return s;

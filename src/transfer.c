@@ -49,6 +49,13 @@ int oclconv__sums_fit16(const oclconv__job *job, size_t taps)
     return job->src->type == OCLCONV_U8 && taps * 255 <= 65535;
 }
 
+cl_mem_flags oclconv__alloc_flags(const oclconv_context *ctx)
+{
+    return ctx->facts.unified_memory || (ctx->facts.type & CL_DEVICE_TYPE_CPU)
+               ? CL_MEM_ALLOC_HOST_PTR
+               : 0;
+}
+
 oclconv_status oclconv__scratch(oclconv_context *ctx, int slot, size_t bytes, cl_mem *out)
 {
     if (bytes > ctx->facts.max_alloc)
@@ -65,7 +72,8 @@ oclconv_status oclconv__scratch(oclconv_context *ctx, int slot, size_t bytes, cl
         ctx->scratch_size[slot] = 0;
     }
     cl_int err;
-    cl_mem m = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, &err);
+    cl_mem m = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | oclconv__alloc_flags(ctx),
+                              bytes ? bytes : 1, NULL, &err);
     if (err != CL_SUCCESS)
         return oclconv__cl_fail(ctx, err, "clCreateBuffer");
     ctx->scratch[slot] = m;

@@ -1,6 +1,8 @@
 /*
- * The CPU reference: a plain, slow convolution in double precision, written
- * to be read.  Every device path is judged against it.
+ * The CPU reference: a plain, slow convolution, written to be read, whose
+ * sums are exact and then rounded once to double (terms of 1e38 that
+ * cancel leave the small ones intact).  Every device path is judged
+ * against it.
  */
 #ifndef OCLCONV_REFERENCE_H
 #define OCLCONV_REFERENCE_H

@@ -1,11 +1,13 @@
 /*
  * Device faults: no OpenCL platform at all, an image larger than the device
- * can allocate.  Each is a clear status with detail, and the context stays
+ * can allocate, a process memory limit too low for the driver or for the
+ * call's device memory.  Each is a clear status with detail, and the context stays
  * usable where there is one.
  */
 #include "test.h"
 #include "util.h"
 
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -84,13 +86,137 @@ static void too_large(void)
     oclconv_destroy(ctx);
 }
 
+/* The process's address space in use, in bytes (/proc/self/statm). */
+static size_t address_space(void)
+{
+    unsigned long pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f || fscanf(f, "%lu", &pages) != 1)
+        pages = 0;
+    if (f)
+        fclose(f);
+    return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* Under an address-space limit (ulimit -v) that leaves too little for the
+ * call's device memory: a clear OCLCONV_E_NOMEM that names the limit, on
+ * the paths that allocate (strided images go through buffers of the
+ * runtime's; the image path makes images), never an abort inside the
+ * driver.  The programs are built before the limit (a compiler needs far
+ * more). */
+static int memory_limit_child(void)
+{
+    oclconv_context *ctx = test_context();
+    enum { W = 8192, H = 8192, PAD = 64 };
+    oclconv_image src = {calloc((size_t)(W + PAD) * H, 1), W, H, 1, OCLCONV_U8, W + PAD};
+    oclconv_image dst = {calloc((size_t)(W + PAD) * H, 1), W, H, 1, OCLCONV_U8, W + PAD};
+    unsigned char small_in[16 * 8 * 2] = {0}, small_out[16 * 8 * 2];
+    oclconv_image s_in = {small_in, 16, 8, 1, OCLCONV_U8, 32};
+    oclconv_image s_out = {small_out, 16, 8, 1, OCLCONV_U8, 32};
+    oclconv_filter *f;
+    ASSERT_OK(NULL, oclconv_filter_box(1, 1, &f));
+    const oclconv_method methods[] = {OCLCONV_METHOD_BUFFER, OCLCONV_METHOD_IMAGE,
+                                      OCLCONV_METHOD_SEPARABLE};
+    oclconv_options opt[3];
+    for (int m = 0; m < 3; m++) {
+        oclconv_options_init(&opt[m]);
+        opt[m].method = methods[m];
+        ASSERT_OK(ctx, oclconv_apply(ctx, &s_in, &s_out, f, &opt[m]));
+    }
+    if (!src.data || !dst.data)
+        return TEST_HARD_ERROR;
+    /* Room for 96 MiB more: the call wants two buffers of 64 MiB. */
+    struct rlimit r = {address_space() + (96u << 20), RLIM_INFINITY};
+    r.rlim_max = r.rlim_cur;
+    ASSERT(setrlimit(RLIMIT_AS, &r) == 0);
+    for (int m = 0; m < 3; m++) {
+        oclconv_status s = oclconv_apply(ctx, &src, &dst, f, &opt[m]);
+        if (s == OCLCONV_OK)
+            continue; /* the device found the room after all */
+        ASSERT_STATUS(ctx, s, OCLCONV_E_NOMEM);
+        ASSERT_CONTAINS(oclconv_errmsg(ctx), "ulimit -v");
+        printf("%s: %s\n", oclconv_method_name(methods[m]), oclconv_errmsg(ctx));
+    }
+    /* Small calls still work under the limit. */
+    ASSERT_OK(ctx, oclconv_apply(ctx, &s_in, &s_out, f, &opt[0]));
+    oclconv_filter_destroy(f);
+    free(src.data);
+    free(dst.data);
+    oclconv_destroy(ctx);
+    return test_exit();
+}
+
+/* Runs this program again as the child `name` (a fresh process: a forked
+ * one would lack the runtime's threads) and returns its wait status. */
+static int run_child(const char *self, const char *name)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("OCLCONV_FAULTS_CHILD", name, 1);
+        execl("/proc/self/exe", self, (char *)NULL);
+        _exit(TEST_HARD_ERROR);
+    }
+    int status = 0;
+    ASSERT(pid > 0 && waitpid(pid, &status, 0) == pid);
+    return status;
+}
+
+static void memory_limit(const char *self)
+{
+    int status = run_child(self, "memory-limit");
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        TEST_FAIL_("under a memory limit the child %s %d", WIFSIGNALED(status) ? "died of signal"
+                                                                              : "exited",
+                   WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+}
+
+/* A limit too low for the driver to load: the message says so, not only
+ * that no platform was found. */
+static int low_limit_child(void)
+{
+    /* 32 MiB more than the process maps: a driver and its compiler need
+     * hundreds.  A sanitizer's reserved shadow memory leaves no such
+     * limit to stage. */
+    struct rlimit r = {address_space() + (32u << 20), 0};
+    r.rlim_max = r.rlim_cur;
+#if defined(__SANITIZE_ADDRESS__)
+    return TEST_SKIP;
+#endif
+    ASSERT(setrlimit(RLIMIT_AS, &r) == 0);
+    oclconv_context *ctx = (oclconv_context *)&ctx;
+    oclconv_status s = oclconv_create(NULL, &ctx);
+    ASSERT_STATUS(NULL, s, OCLCONV_E_NO_DEVICE);
+    ASSERT(ctx == NULL);
+    ASSERT_CONTAINS(oclconv_errmsg(NULL), "none could be loaded");
+    ASSERT_CONTAINS(oclconv_errmsg(NULL), "ulimit -v");
+    return test_exit();
+}
+
+static void low_limit(const char *self)
+{
+    int status = run_child(self, "low-limit");
+    if (WIFEXITED(status) && WEXITSTATUS(status) == TEST_SKIP)
+        printf("low-limit case not staged under a sanitizer\n");
+    else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        TEST_FAIL_("under a low memory limit the child %s %d",
+                   WIFSIGNALED(status) ? "died of signal" : "exited",
+                   WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
     const char *child = getenv("OCLCONV_FAULTS_CHILD");
     if (child && strcmp(child, "no-platform") == 0)
         return no_platform_child();
+    if (child && strcmp(child, "low-limit") == 0)
+        return low_limit_child();
+    if (child && strcmp(child, "memory-limit") == 0)
+        return memory_limit_child();
     no_platform(argv[0]);
     too_large();
+    low_limit(argv[0]);
+    memory_limit(argv[0]);
     return test_exit();
 }

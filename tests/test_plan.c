@@ -4,7 +4,7 @@
  * rounding allows, double sums where it does not.  Each decision is
  * checked against the bound computed here a second way, tap by tap, from
  * the partial sums of the weights' magnitudes (see pass_roundings() in
- * src/plan.c).  Also some of its GPU tile shapes: the chunk buffers of
+ * src/precision.c).  Also some of its GPU tile shapes: the chunk buffers of
  * float box rows, the bands of RGBA8 rows made in segments, and the
  * quads of RGBA8 boxes.
  */

@@ -1,0 +1,253 @@
+/*
+ * Precision: whether a job's float sums keep the contract's exactness
+ * (DESIGN.md, "Exactness, stated once"), else sums in double, else a
+ * refusal.  The bounds count every rounding a path makes.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* Shewchuk's partials (as Python's math.fsum): each holds bits of the sum
+ * that no other does, so a double's exponent range bounds their number. */
+void oclconv__sum_add(oclconv__sum *s, double x)
+{
+    int kept = 0;
+    for (int i = 0; i < s->n; i++) {
+        double y = s->part[i];
+        if (fabs(x) < fabs(y)) {
+            double t = x;
+            x = y;
+            y = t;
+        }
+        double hi = x + y, lo = y - (hi - x);
+        if (lo != 0)
+            s->part[kept++] = lo;
+        x = hi;
+    }
+    s->n = kept;
+    if (s->n < OCLCONV_SUM_PARTS)
+        s->part[s->n++] = x;
+}
+
+double oclconv__sum_value(const oclconv__sum *s)
+{
+    double sum = 0;
+    for (int i = s->n - 1; i >= 0; i--)
+        sum += s->part[i];
+    return sum;
+}
+
+/* Largest magnitude a source value (or the constant border) can have. */
+double oclconv__max_input(const oclconv__job *job)
+{
+    double m = job->src->type == OCLCONV_U8    ? 255
+               : job->src->type == OCLCONV_U16 ? 65535
+                                               : INFINITY;
+    if (job->opt.border == OCLCONV_BORDER_CONSTANT && fabs(job->opt.border_value) > m)
+        m = fabs(job->opt.border_value);
+    return m;
+}
+
+/* Whether NORMALIZE's rescale, all the weights over those in the image,
+ * stays well within a float's range (2^128) for weights of one sign: it is
+ * at most all of them over the smallest in magnitude. */
+int oclconv__float_rescale_finite(const oclconv_filter *f)
+{
+    return f->abs_sum < 0x1p100 * f->min_magnitude;
+}
+
+/* Whether a pass's taps are all the same (a box's): the GPU tiles then add
+ * the values in their own order (cl/common.cl's EQUAL_SUMS). */
+int oclconv__taps_equal(const float *w, int n)
+{
+    for (int k = 1; k < n; k++)
+        if (w[k] != w[0])
+            return 0;
+    return 1;
+}
+
+/* The roundings of one pass of float multiply-adds over taps w, in units of
+ * u X sum|w|, X bounding the values.  The kernels take a pass's taps in
+ * order (a 2-D filter's row by row), so the addition of tap k rounds by at
+ * most u |s_k| <= u X P_k, P_k = |w_0| + ... + |w_k| (adding a zero is
+ * exact), and the products by u X P_n in all: 1 + the sum of P_k / P_n over
+ * the taps not zero, and never more than the n of a cruder count.  A
+ * Gaussian's partial sums average half the whole, so it counts about half
+ * its taps.  That bounds the error of a result whose tolerance is
+ * absolute, an integer one; a float result's is 1e-5 of its own terms,
+ * which a window's first values may hold all of, so there the count is n.
+ * NORMALIZE scales a separable pass's sum by the host's rescale (all the
+ * taps' sum over the in-image ones', rounded once): with the product and
+ * the weights' rounding to floats, 4 more than the sum's R, for the
+ * in-image range of the pass's taps (each holds the centre tap) whose R is
+ * the largest; 1 where every tap is inside.  A 2-D kernel sums its
+ * in-image weights itself, over a rectangle, not a range of its order:
+ * the crude count, twice n and 4.  So does a pass whose taps are all
+ * equal, which the GPU tiles add in another order: n, what any order
+ * gives (n - 1 additions and the product, each of the pass's own terms). */
+static double pass_roundings(const oclconv__job *job, const float *wf, const double *wd, int n)
+{
+    int normalize = job->opt.border == OCLCONV_BORDER_NORMALIZE;
+    double crude = !normalize ? n : wd ? 2.0 * n + 4 : n + 4.0, *q = NULL;
+    if (job->dst->type != OCLCONV_F32 && n <= 1024 && !(normalize && wd) &&
+        !(wf && oclconv__taps_equal(wf, n)))
+        q = malloc(3 * ((size_t)n + 1) * sizeof *q);
+    if (!q)
+        return crude;
+    /* Prefix sums to tap k - 1: q of |w|, p of q at the taps not zero, z
+     * their count; taps a .. b - 1 then count 1 + (p[b] - p[a] - (z[b] -
+     * z[a]) q[a]) / (q[b] - q[a]). */
+    double *p = q + n + 1, *z = p + n + 1;
+    q[0] = p[0] = z[0] = 0;
+    for (int k = 1; k <= n; k++) {
+        double w = wf ? wf[k - 1] : wd[k - 1];
+        q[k] = q[k - 1] + fabs(w);
+        p[k] = p[k - 1] + (w != 0 ? q[k] : 0);
+        z[k] = z[k - 1] + (w != 0);
+    }
+    int centre = n / 2;
+    double most = 0;
+    for (int a = 0; a <= (normalize ? centre : 0); a++)
+        for (int b = normalize ? centre + 1 : n; b <= n; b++)
+            if (q[b] > q[a]) {
+                double r = 1 + (p[b] - p[a] - (z[b] - z[a]) * q[a]) / (q[b] - q[a]);
+                most = fmax(most, normalize && b - a < n ? r + 4 : r);
+            }
+    free(q);
+    return fmin(most, crude);
+}
+
+/* The bound on how far a path's sums can move an integer result, for
+ * sums rounding by u: `roundings` counts every rounding it makes on the
+ * way, in units of u X sum|w| as above (passes, scratch stores, scale,
+ * delta), `extra` a known error of the weights.  Where the terms cannot
+ * cancel (weights, values and the border value of one sign), each
+ * rounding is relative to the sum itself, and only sums whose result
+ * lands near the output's range can move a result: the bound is then the
+ * smaller of the two. */
+static double int_bound(const oclconv__job *job, double roundings, double extra, double u)
+{
+    const oclconv_filter *f = job->filter;
+    double scale = fabs(job->opt.scale), delta = fabs(job->opt.delta);
+    double bound = (roundings * u * f->abs_sum + extra) * oclconv__max_input(job) * scale +
+                   2 * u * delta;
+    int one_sign = job->src->type != OCLCONV_F32 && !f->has_negative &&
+                   !(job->opt.border == OCLCONV_BORDER_CONSTANT && job->opt.border_value < 0);
+    if (one_sign) {
+        double top = (job->dst->type == OCLCONV_U8 ? 255 : 65535) + 1 + delta;
+        bound = fmin(bound, roundings * u * top + extra * oclconv__max_input(job) * scale +
+                                2 * u * delta);
+    }
+    return bound;
+}
+
+/* Whether a path's float sums could miss the contract: where the bound
+ * above could move an integer result by 1e-3, the tests' window around
+ * rounding ties, or a float result by 1e-5 of its terms, the path
+ * accumulates in double instead. */
+static int needs_double(const oclconv__job *job, double roundings, double extra)
+{
+    const double u = 0x1p-24 * 1.01;
+    const oclconv_filter *f = job->filter;
+    /* NORMALIZE: the in-image sum can cancel, or the rescale overflow a
+     * float. */
+    if (job->opt.border == OCLCONV_BORDER_NORMALIZE &&
+        (f->has_negative || !oclconv__float_rescale_finite(f)))
+        return 1;
+    if (job->dst->type == OCLCONV_F32)
+        return roundings * u + extra / (f->abs_sum ? f->abs_sum : 1) > 1e-5;
+    double scale = fabs(job->opt.scale);
+    double bound = (roundings * u * f->abs_sum + extra) * oclconv__max_input(job) * scale +
+                   2 * u * fabs(job->opt.delta);
+    return !(bound < 1e-3);
+}
+
+/* Whether float sums could pass a float's range (2^128) before the scale
+ * applies: every partial sum is at most sum|w| X the largest input (the
+ * constant border's included), and the box path weighs the border's taps
+ * by their count first.  A float image's own values are known only as the
+ * kernels run, so for them only the border counts (see the header). */
+static int float_range_short(const oclconv__job *job)
+{
+    const oclconv_filter *f = job->filter;
+    double border = job->opt.border == OCLCONV_BORDER_CONSTANT ? fabs(job->opt.border_value) : 0;
+    double values = job->src->type == OCLCONV_F32 ? border : oclconv__max_input(job);
+    double most = values * f->abs_sum;
+    if (job->method == OCLCONV_METHOD_BOX)
+        most = fmax(most, border * (double)f->width * (double)f->height);
+    return !(most < 0x1p126);
+}
+
+/* Whether every weight is a float already (else uploading rounds them). */
+static int weights_are_floats(const oclconv_filter *f)
+{
+    for (size_t k = 0; k < (size_t)f->width * (size_t)f->height; k++)
+        if ((double)(float)f->weights[k] != f->weights[k])
+            return 0;
+    return 1;
+}
+
+/* The roundings the planned path makes and the known error of its
+ * weights, as needs_double() counts them. */
+static void path_roundings(const oclconv__job *job, double *roundings, double *extra)
+{
+    const oclconv_filter *f = job->filter;
+    /* Scale and delta round once each. */
+    double tail = (job->opt.scale != 1) + (job->opt.delta != 0);
+    *extra = 0;
+    switch (job->method) {
+    case OCLCONV_METHOD_SEPARABLE:
+        *roundings = pass_roundings(job, f->row, NULL, f->width) +
+                     pass_roundings(job, f->col, NULL, f->height) + tail;
+        *extra = f->separable_error;
+        return;
+    case OCLCONV_METHOD_BOX:
+        /* Integer sums are exact, then converted and weighted, and
+         * NORMALIZE's count of in-image taps rescales them. */
+        *roundings = 5 + tail +
+                     (job->opt.border == OCLCONV_BORDER_NORMALIZE ? f->width + f->height + 2 : 0);
+        return;
+    default:
+        *roundings = pass_roundings(job, NULL, f->weights, f->width * f->height) +
+                     !weights_are_floats(f) + tail;
+        return;
+    }
+}
+
+oclconv_status oclconv__precision(oclconv_context *ctx, oclconv__job *job)
+{
+    double roundings, extra;
+    path_roundings(job, &roundings, &extra);
+    int out_of_range = float_range_short(job);
+    /* Float sources sum in double on the box path regardless. */
+    int want = (job->method == OCLCONV_METHOD_BOX && !job->sum_int) ||
+               needs_double(job, roundings, extra) || out_of_range;
+    job->acc_double = ctx->facts.fp64 && want;
+    if (out_of_range && !job->acc_double)
+        return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                             "this filter's sums over values up to %g pass a float's range "
+                             "(weights' magnitudes sum to %g), and this device lacks double",
+                             job->src->type == OCLCONV_F32 ? fabs(job->opt.border_value)
+                                                           : oclconv__max_input(job),
+                             job->filter->abs_sum);
+    if (job->opt.border == OCLCONV_BORDER_NORMALIZE && !job->acc_double &&
+        !oclconv__float_rescale_finite(job->filter))
+        return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                             "NORMALIZE's rescale of this filter (all its weights over the "
+                             "smallest) passes a float's range, and this device lacks double");
+    /* Integer images: where even double's rounding could move a result by
+     * 1e-3, no path keeps the contract (a CONSTANT border of 1e38 beside
+     * values of 255, or weights whose terms cancel far above the result). */
+    if (job->acc_double && job->src->type != OCLCONV_F32 && job->dst->type != OCLCONV_F32) {
+        double bound = int_bound(job, roundings, extra, 0x1p-53 * 1.01);
+        if (!(bound < 1e-3))
+            return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                                 "this filter's sums (weights' magnitudes summing to %g, over "
+                                 "values up to %g, scale %g) can round by %.3g even in double, "
+                                 "past the 0.001 integer results allow: no path keeps them exact",
+                                 job->filter->abs_sum, oclconv__max_input(job),
+                                 (double)job->opt.scale, bound);
+    }
+    return OCLCONV_OK;
+}
