@@ -118,6 +118,43 @@ static double exact_value(const exact_sum *s)
     return sum;
 }
 
+/* What the sums of one output read: the source's values as doubles,
+ * packed, and the column and row each tap takes through the border (-1
+ * outside), xs[x + i] for the tap i - rx of column x (ys likewise). */
+typedef struct {
+    const double *v;
+    const int *xs, *ys;
+    const double *w;
+    int width, channels, fw, fh;
+    double outside; /* the value of an outside tap: the constant, or 0 */
+} window_src;
+
+/* The value at tap (i, j) of output (x, y, c), or NULL outside. */
+static const double *tap_value(const window_src *ws, int x, int y, int c, int i, int j)
+{
+    int sx = ws->xs[x + i], sy = ws->ys[y + j];
+    return sx >= 0 && sy >= 0
+               ? ws->v + ((size_t)sy * (size_t)ws->width + (size_t)sx) * (size_t)ws->channels + c
+               : NULL;
+}
+
+/* One output's sum of weights times values, and of the in-image weights,
+ * exactly. */
+static void exact_window(const window_src *ws, int x, int y, int c, double *sum, double *win)
+{
+    exact_sum sum_in = {{0}, 0, 0, 0}, win_in = {{0}, 0, 0, 0};
+    for (int j = 0; j < ws->fh; j++)
+        for (int i = 0; i < ws->fw; i++) {
+            double wt = ws->w[j * ws->fw + i];
+            const double *p = tap_value(ws, x, y, c, i, j);
+            if (p)
+                exact_add(&win_in, wt);
+            exact_add_product(&sum_in, wt, p ? *p : ws->outside);
+        }
+    *sum = exact_value(&sum_in);
+    *win = exact_value(&win_in);
+}
+
 int ref_convolve(const oclconv_image *src, int fw, int fh, const double *w,
                  const oclconv_options *opt, ref_result *out)
 {
@@ -126,60 +163,80 @@ int ref_convolve(const oclconv_image *src, int fw, int fh, const double *w,
         oclconv_options_init(&defaults);
         opt = &defaults;
     }
-    size_t n = (size_t)src->width * (size_t)src->height * (size_t)src->channels;
-    out->width = src->width;
-    out->height = src->height;
-    out->channels = src->channels;
+    int width = src->width, height = src->height, cn = src->channels;
+    int rx = fw / 2, ry = fh / 2;
+    size_t n = (size_t)width * (size_t)height * (size_t)cn;
+    out->width = width;
+    out->height = height;
+    out->channels = cn;
     out->value = malloc(n * sizeof(double));
     out->magnitude = malloc(n * sizeof(double));
-    if (!out->value || !out->magnitude) {
-        ref_result_free(out);
-        return -1;
-    }
+    double *v = malloc(n * sizeof *v);
+    int *xs = malloc(((size_t)width + 2 * (size_t)rx) * sizeof *xs);
+    int *ys = malloc(((size_t)height + 2 * (size_t)ry) * sizeof *ys);
     exact_sum all = {{0}, 0, 0, 0};
     for (int k = 0; k < fw * fh; k++)
         exact_add(&all, w[k]);
     double wsum = exact_value(&all);
-    if (opt->border == OCLCONV_BORDER_NORMALIZE && wsum == 0) {
+    int normalize = opt->border == OCLCONV_BORDER_NORMALIZE;
+    if (!out->value || !out->magnitude || !v || !xs || !ys || (normalize && wsum == 0)) {
+        free(v);
+        free(xs);
+        free(ys);
         ref_result_free(out);
         return -1;
     }
-    int rx = fw / 2, ry = fh / 2;
-    double scale = opt->scale, delta = opt->delta;
-    for (int y = 0; y < src->height; y++)
-        for (int x = 0; x < src->width; x++)
-            for (int c = 0; c < src->channels; c++) {
-                exact_sum sum_in = {{0}, 0, 0, 0}, win_in = {{0}, 0, 0, 0};
-                double mag = 0;
+    for (int y = 0; y < height; y++)
+        for (int x = 0; x < width; x++)
+            for (int c = 0; c < cn; c++)
+                v[((size_t)y * (size_t)width + (size_t)x) * (size_t)cn + (size_t)c] =
+                    ref_pixel(src, x, y, c);
+    for (int i = -rx; i < width + rx; i++)
+        xs[i + rx] = ref_border_index(i, width, opt->border);
+    for (int j = -ry; j < height + ry; j++)
+        ys[j + ry] = ref_border_index(j, height, opt->border);
+    window_src ws = {v, xs, ys, w, width, cn, fw, fh,
+                     opt->border == OCLCONV_BORDER_CONSTANT ? opt->border_value : 0};
+    /* Each sum in double first, in order: its rounding is at most u (taps +
+     * 1) times the sum of its terms' magnitudes.  Where that could move a
+     * result by 1e-6, a thousandth of the window around a tie (terms far
+     * larger than what they leave), or NORMALIZE's in-image weights by
+     * 1e-12 of themselves, the sums are made again exactly; so are sums
+     * that are not finite. */
+    double u = 0x1p-53 * (fw * fh + 2.0), scale = opt->scale, delta = opt->delta;
+    for (int y = 0; y < height; y++)
+        for (int x = 0; x < width; x++)
+            for (int c = 0; c < cn; c++) {
+                double sum = 0, mag = 0, win = 0, win_mag = 0;
                 for (int j = 0; j < fh; j++)
                     for (int i = 0; i < fw; i++) {
                         double wt = w[j * fw + i];
-                        int sx = ref_border_index(x + i - rx, src->width, opt->border);
-                        int sy = ref_border_index(y + j - ry, src->height, opt->border);
-                        double v;
-                        if (sx >= 0 && sy >= 0) {
-                            v = ref_pixel(src, sx, sy, c);
-                            exact_add(&win_in, wt);
-                        } else if (opt->border == OCLCONV_BORDER_CONSTANT) {
-                            v = opt->border_value;
-                        } else {
-                            v = 0;
+                        const double *p = tap_value(&ws, x, y, c, i, j);
+                        if (p) {
+                            win += wt;
+                            win_mag += fabs(wt);
                         }
-                        exact_add_product(&sum_in, wt, v);
-                        mag += fabs(wt * v);
+                        double term = wt * (p ? *p : ws.outside);
+                        sum += term;
+                        mag += fabs(term);
                     }
-                double sum = exact_value(&sum_in), win = exact_value(&win_in);
-                if (opt->border == OCLCONV_BORDER_NORMALIZE) {
+                if (!isfinite(sum) || u * mag * fabs(scale) > 1e-6 ||
+                    (normalize && u * win_mag > 1e-12 * fabs(win)))
+                    exact_window(&ws, x, y, c, &sum, &win);
+                if (normalize) {
                     /* Every output has at least its centre tap in the image,
                      * but the in-image weights can still sum to zero. */
                     double k = win != 0 ? wsum / win : 0;
                     sum *= k;
                     mag *= fabs(k);
                 }
-                size_t at = ((size_t)y * (size_t)src->width + (size_t)x) * (size_t)src->channels + (size_t)c;
+                size_t at = ((size_t)y * (size_t)width + (size_t)x) * (size_t)cn + (size_t)c;
                 out->value[at] = fma(scale, sum, delta);
                 out->magnitude[at] = fabs(scale) * mag + fabs(delta);
             }
+    free(v);
+    free(xs);
+    free(ys);
     return 0;
 }
 
