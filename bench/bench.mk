@@ -3,8 +3,8 @@
 # defines BUILD, CC, ALL_CFLAGS, LIB_A and LDLIBS_CL.
 
 BENCH := $(BUILD)/bench/bench
-BENCH_SRC := bench/bench.c
-BENCH_DEPS := $(BENCH_SRC) bench/opencv_peer.h include/oclconv.h $(LIB_A)
+BENCH_SRC := $(sort $(wildcard bench/*.c))
+BENCH_DEPS := $(BENCH_SRC) bench/bench.h bench/opencv_peer.h include/oclconv.h $(LIB_A)
 BENCH_CFLAGS = $(ALL_CFLAGS) -Iinclude -Ibench
 BENCH_OBJ :=
 BENCH_LIBS :=

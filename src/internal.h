@@ -225,13 +225,14 @@ typedef struct {
 } oclconv__cl_source;
 
 /* Returns the kernel `kernel` of cl/common.cl + cl/<source>.cl built with
- * `options`, from the context's cache or freshly built. */
+ * `options`, from the context's cache or freshly built; `source` may name
+ * several files apart by spaces, taken in that order ("box box_gpu"). */
 oclconv_status oclconv__get_kernel(oclconv_context *ctx, const char *source, const char *kernel,
                                    const char *options, cl_kernel *out);
 void oclconv__program_cache_free(oclconv__program_cache *cache);
 /* The kernels of a two-pass path in cl/<source>.cl: k[0] = <source>_fused
  * or <source>_tile as `fused` says (OCLCONV_FUSED_*), else k[0] =
- * <source>_rows and k[1] = <source>_cols. */
+ * <source>_rows and k[1] = <source>_cols; <source> is the first file named. */
 oclconv_status oclconv__pass_kernels(oclconv_context *ctx, const char *source, const char *options,
                                      int fused, cl_kernel k[2]);
 

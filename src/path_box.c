@@ -1,4 +1,5 @@
-/* The box path (cl/box.cl): window sums along rows and down columns, in one pass or two. */
+/* The box path (cl/box.cl, then box_cpu.cl or box_gpu.cl): window sums along rows and down
+ * columns, in one pass or two. */
 #include "internal.h"
 
 #include <limits.h>
@@ -29,7 +30,7 @@ static oclconv_status pass_args(oclconv_context *ctx, cl_kernel rows, cl_kernel 
     return s;
 }
 
-/* GPUs: the float walks' blocks in local memory (cl/box.cl walk_block), of
+/* GPUs: the float walks' blocks in local memory (cl/box_gpu.cl walk_block), of
  * at most OCLCONV_WALK_MOST sums a work-item of a group of
  * OCLCONV_BOX_SEGMENT.  The row walk's: a line of `outs` pixels, 2 or 1
  * OCLCONV_BOX_SEGMENT, and FW - 1 more; the column walk's: `rows` output
@@ -111,13 +112,15 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
     size_t sum_size = narrow ? sizeof(cl_ushort) : oclconv__sum_size(job);
     size_t bands = ((size_t)job->src->height + (size_t)job->band - 1) / (size_t)job->band;
     cl_kernel k[2], check_k = NULL, walk_rows = NULL, walk_cols = NULL;
-    oclconv_status s = oclconv__pass_kernels(ctx, "box", options, job->fused, k);
+    /* CPU bands in box_cpu.cl; GPU lines, quads and two passes in box_gpu.cl. */
+    const char *files = job->fused == OCLCONV_FUSED_BANDS ? "box box_cpu" : "box box_gpu";
+    oclconv_status s = oclconv__pass_kernels(ctx, files, options, job->fused, k);
     if (s == OCLCONV_OK && walks)
-        s = oclconv__get_kernel(ctx, "box", "box_check", options, &check_k);
+        s = oclconv__get_kernel(ctx, files, "box_check", options, &check_k);
     if (s == OCLCONV_OK && walks)
-        s = oclconv__get_kernel(ctx, "box", "box_walk_rows", options, &walk_rows);
+        s = oclconv__get_kernel(ctx, files, "box_walk_rows", options, &walk_rows);
     if (s == OCLCONV_OK && walks)
-        s = oclconv__get_kernel(ctx, "box", "box_walk_cols", options, &walk_cols);
+        s = oclconv__get_kernel(ctx, files, "box_walk_cols", options, &walk_cols);
     if (s != OCLCONV_OK)
         return s;
     cl_kernel fused = k[0], rows = k[0], cols = k[1];

@@ -1,4 +1,5 @@
-/* The separable path (cl/separable.cl): a row pass, then a column pass, fused or through scratch. */
+/* The separable path (cl/separable.cl, then separable_cpu.cl or separable_gpu.cl for a fused
+ * shape): a row pass, then a column pass, fused or through scratch. */
 #include "internal.h"
 
 #include <stdio.h>
@@ -57,7 +58,7 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
     oclconv__common_options(ctx, job, options, sizeof options);
     size_t used = strlen(options), chunks = (size_t)fused_chunks(job);
     int slide_x = job->cpu_shapes ? 0 : OCLCONV_SLIDE_X;
-    /* Bands prefetch their rows on CPU devices only (cl/separable.cl). */
+    /* Bands prefetch their rows on CPU devices only (cl/separable_cpu.cl). */
     if (job->fused == OCLCONV_FUSED_BANDS)
         snprintf(options + used, sizeof options - used, " -DBAND=%d -DCHUNKS=%zu -DPREFETCH=%d",
                  job->band, chunks, (ctx->facts.type & CL_DEVICE_TYPE_CPU) != 0);
@@ -71,7 +72,11 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
         snprintf(options + used, sizeof options - used, " -DSLIDE_X=%d -DSLIDE_Y=%d", slide_x,
                  OCLCONV_SLIDE_Y);
     cl_kernel k[2];
-    oclconv_status s = oclconv__pass_kernels(ctx, "separable", options, job->fused, k);
+    /* CPU bands in separable_cpu.cl, GPU tiles in separable_gpu.cl. */
+    const char *files = job->fused == OCLCONV_FUSED_BANDS   ? "separable separable_cpu"
+                        : job->fused == OCLCONV_FUSED_TILES ? "separable separable_gpu"
+                                                            : "separable";
+    oclconv_status s = oclconv__pass_kernels(ctx, files, options, job->fused, k);
     if (s != OCLCONV_OK)
         return s;
     cl_kernel fused = k[0], rows = k[0], cols = k[1];

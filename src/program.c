@@ -113,18 +113,36 @@ static oclconv_status load_source(oclconv_context *ctx, const char *name, const 
     return OCLCONV_OK;
 }
 
+/* The files of a program: common.cl, then each one `source` names, apart
+ * by spaces (a family's shared file before one shape's: "box box_gpu"). */
+#define MAX_FILES 4
+
 static oclconv_status build(oclconv_context *ctx, const char *source, const char *options,
                             cl_program *out)
 {
-    const char *texts[2];
-    int owned[2] = {0, 0};
+    const char *texts[MAX_FILES];
+    int owned[MAX_FILES] = {0}, count = 1;
+    char files[256] = "";
     oclconv_status s = load_source(ctx, "common", &texts[0], &owned[0]);
-    if (s == OCLCONV_OK)
-        s = load_source(ctx, source, &texts[1], &owned[1]);
+    for (const char *p = source; s == OCLCONV_OK && *p; p += strspn(p, " ")) {
+        char name[64];
+        size_t n = strcspn(p, " "), used = strlen(files);
+        if (count == MAX_FILES || n >= sizeof name) {
+            s = oclconv__fail(ctx, OCLCONV_E_BUILD, "cannot take the kernel files \"%s\"",
+                              source);
+            break;
+        }
+        memcpy(name, p, n);
+        name[n] = '\0';
+        p += n;
+        snprintf(files + used, sizeof files - used, "%s%s.cl", used ? " + " : "", name);
+        s = load_source(ctx, name, &texts[count], &owned[count]);
+        count++;
+    }
     cl_program program = NULL;
     if (s == OCLCONV_OK) {
         cl_int err;
-        program = clCreateProgramWithSource(ctx->cl, 2, texts, NULL, &err);
+        program = clCreateProgramWithSource(ctx->cl, (cl_uint)count, texts, NULL, &err);
         if (err != CL_SUCCESS)
             s = oclconv__cl_fail(ctx, err, "clCreateProgramWithSource");
     }
@@ -133,8 +151,8 @@ static oclconv_status build(oclconv_context *ctx, const char *source, const char
         ctx->programs_built++;
         if (err != CL_SUCCESS) {
             s = err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS
-                    ? oclconv__fail(ctx, OCLCONV_E_BUILD, "building %s.cl with \"%s\" failed: %s; "
-                                    "build log:\n", source, options, oclconv__cl_error_name(err))
+                    ? oclconv__fail(ctx, OCLCONV_E_BUILD, "building %s with \"%s\" failed: %s; "
+                                    "build log:\n", files, options, oclconv__cl_error_name(err))
                     : oclconv__cl_fail(ctx, err, "clBuildProgram");
             size_t log_size = 0;
             clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_size);
@@ -147,7 +165,7 @@ static oclconv_status build(oclconv_context *ctx, const char *source, const char
             free(log);
         }
     }
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < count; i++)
         if (owned[i])
             free((void *)(uintptr_t)texts[i]);
     if (s != OCLCONV_OK && program) {
@@ -217,7 +235,7 @@ oclconv_status oclconv__get_kernel(oclconv_context *ctx, const char *source, con
             return OCLCONV_OK;
         }
     if (e->kernel_count == MAX_KERNELS)
-        return oclconv__fail(ctx, OCLCONV_E_BUILD, "too many kernels taken from %s.cl", source);
+        return oclconv__fail(ctx, OCLCONV_E_BUILD, "too many kernels taken from %s", source);
     char *name = copy_string(kernel);
     if (!name)
         return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for a kernel");
@@ -238,15 +256,16 @@ oclconv_status oclconv__pass_kernels(oclconv_context *ctx, const char *source, c
                                      int fused, cl_kernel k[2])
 {
     char name[64];
+    int family = (int)strcspn(source, " "); /* the kernels' prefix: the first file's name */
     k[0] = k[1] = NULL;
-    snprintf(name, sizeof name, "%s_%s", source,
+    snprintf(name, sizeof name, "%.*s_%s", family, source,
              fused == OCLCONV_FUSED_TILES   ? "tile"
              : fused == OCLCONV_FUSED_QUADS ? "quads"
              : fused                        ? "fused"
                                             : "rows");
     oclconv_status s = oclconv__get_kernel(ctx, source, name, options, &k[0]);
     if (s == OCLCONV_OK && !fused) {
-        snprintf(name, sizeof name, "%s_cols", source);
+        snprintf(name, sizeof name, "%.*s_cols", family, source);
         s = oclconv__get_kernel(ctx, source, name, options, &k[1]);
     }
     return s;

@@ -1,0 +1,105 @@
+/*
+ * The separable path on CPUs (see separable.cl, which comes before this file
+ * in the program): separable_fused, a work-item CHUNKS vectors side by side
+ * down a band of BAND rows.
+ * Expects -DBAND -DCHUNKS -DPREFETCH besides separable.cl's macros.
+ */
+#ifdef BAND
+/* sum[c] = the sum over taps i < TAPS of w[i] * VALUE, for c < CHUNKS
+ * (VALUE names c and i): tap by tap across the vectors, so that CHUNKS
+ * independent sums are in flight, not one chain of dependent multiply-adds
+ * a vector that waits on itself; each sum still takes its taps in order
+ * (PoCL, 4K: u8 gray Gaussian r1 1.6-2x, r7 1.5x, RGBA8 r3 1.2-1.5x, which
+ * permutes of converted vectors had gained 1.07-1.22x). */
+#define SUM_ACROSS(sum, TAPS, w, VALUE)                                        \
+    do {                                                                       \
+        _Pragma("unroll") for (int c = 0; c < CHUNKS; c++) sum[c] = 0;         \
+        for (int i = 0; i < (TAPS); i++) {                                     \
+            acc_t w_i = (w)[i];                                                \
+            _Pragma("unroll") for (int c = 0; c < CHUNKS; c++) sum[c] += w_i * (VALUE); \
+        }                                                                      \
+    } while (0)
+
+/* Source rows a band's work-item asks the caches for ahead of its row
+ * pass.  Its walk goes down rows, and rows more than a 4 KB page apart
+ * (RGBA8, RGB8 and f32 rows of 4K images) leave the hardware prefetchers
+ * behind, so each row's first loads waited on memory.  PoCL's prefetch()
+ * built-in emits no instruction; clang's, where the compiler has it, does.
+ * CPU devices only (PREFETCH, from the host): a GPU compiler given these
+ * bands (OCLCONV_TUNE=cpu) may have no such instruction
+ * (PoCL, 4K, three alternating rounds against no prefetch: RGBA8
+ * Gaussians r1 1.25-1.27x, r3 1.40-1.43x, r5 3.07-3.31x, r7 1.77-2.07x,
+ * r11-r15 1.05-1.16x; RGB8 r7 1.76-2.29x, r1 0.91-0.95x; f32 gray r3-r11
+ * 1.52-1.90x; RGBA16 r7 2.53-2.58x; u8 gray, whose rows are 3840 bytes
+ * apart, 0.92-1.36x; 2 rows ahead gained less, 8 and 16 no more). */
+#define PREFETCH_ROWS 4
+inline void prefetch_bytes(__global const src_t *p, int bytes)
+{
+#if PREFETCH && defined(__has_builtin)
+#if __has_builtin(__builtin_prefetch)
+    __global const uchar *b = (__global const uchar *)p;
+    for (int i = 0; i < bytes + 63; i += 64)
+        __builtin_prefetch((const void *)(ulong)(b + i));
+#endif
+#endif
+}
+
+/* A work-item: CHUNKS vectors side by side (CHUNKS * VEC values of a row)
+ * down a band of BAND rows.  Each source row's row pass goes into a ring of
+ * the last FH rows, and each output row is made as soon as its FH rows are
+ * in, so rows are read and written along their length and the ring stays
+ * in L1/L2. */
+__kernel void separable_fused(__global const src_t *src, __global dst_t *dst, int width,
+                              int height, WEIGHTS row, WEIGHTS col, acc_t border_value,
+                              RESCALES row_edges, acc_t outside_row, acc_t scale, acc_t delta,
+                              RESCALES col_edges)
+{
+    int v0 = get_global_id(0) * CHUNKS * VEC, y0 = get_global_id(1) * BAND, rowlen = width * CN;
+    if (v0 >= rowlen || y0 >= height)
+        return;
+    int rows = min(BAND, height - y0), chunks = min(CHUNKS, (rowlen - v0 + VEC - 1) / VEC);
+    /* Each row twice, FH apart, so no read wraps; vectors past the row's
+     * end stay 0. */
+    accv_t ring[2 * FH * CHUNKS];
+    for (int k = 0; k < 2 * FH * CHUNKS; k++)
+        ring[k] = 0;
+    int whole = chunks == CHUNKS && v0 >= RX * CN && v0 + CHUNKS * VEC + RX * CN <= rowlen;
+    for (int t = 0; t < rows + 2 * RY; t++) {
+        int sy = border_index(y0 - RY + t, height);
+        accv_t *slot = ring + t % FH * CHUNKS;
+        int ahead = border_index(y0 - RY + t + PREFETCH_ROWS, height);
+        if (whole && t + PREFETCH_ROWS < rows + 2 * RY && IS_PIXEL(ahead))
+            prefetch_bytes(src + (size_t)ahead * rowlen + v0 - RX * CN,
+                           (CHUNKS * VEC + 2 * RX * CN) * (int)sizeof(src_t));
+        if (whole && IS_PIXEL(sy)) {
+            __global const src_t *in = src + (size_t)sy * rowlen + v0 - RX * CN;
+            accv_t h[CHUNKS];
+            SUM_ACROSS(h, FW, row, LOAD_V(in + c * VEC + i * CN));
+#pragma unroll
+            for (int c = 0; c < CHUNKS; c++)
+                slot[c] = slot[FH * CHUNKS + c] = h[c];
+        } else {
+            for (int c = 0; c < chunks; c++) {
+                accv_t h = IS_PIXEL(sy) ? row_pass(src + (size_t)sy * rowlen, width,
+                                                   v0 + c * VEC, row, border_value) *
+                                              row_rescales(v0 + c * VEC, width, row_edges)
+                                        : (accv_t)outside_row;
+                slot[c] = slot[FH * CHUNKS + c] = h;
+            }
+        }
+        if (t < 2 * RY)
+            continue;
+        /* Output row k takes rows k .. k + 2 RY, oldest first: ring rows
+         * k % FH and on. */
+        int k = t - 2 * RY, y = y0 + k, first = k % FH;
+        acc_t rescaled = col_rescale(y, height, col_edges);
+        accv_t sum[CHUNKS];
+        SUM_ACROSS(sum, FH, col, ring[(first + i) * CHUNKS + c]);
+#pragma unroll
+        for (int c = 0; c < CHUNKS; c++)
+            if (c < chunks)
+                store_result(sum[c], rescaled, scale, delta,
+                             dst + (size_t)y * rowlen + v0 + c * VEC, rowlen - v0 - c * VEC);
+    }
+}
+#endif
