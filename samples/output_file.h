@@ -1,0 +1,28 @@
+/*
+ * Where the command's outputs go: each PNG is written to a temporary file
+ * beside its target and renamed into place, so a failed or interrupted run
+ * never leaves a half-written image.  SIGINT, SIGTERM and SIGHUP remove the
+ * temporary file being written before the command dies of them.
+ */
+#ifndef OCLCONV_OUTPUT_FILE_H
+#define OCLCONV_OUTPUT_FILE_H
+
+#include <stddef.h>
+
+#include "png_io.h"
+
+/* Reads the umask for new files and installs the signal handlers; once,
+ * before the first output_file_write(). */
+void output_file_init(void);
+
+/* Writes pic as the PNG file `out`.
+ * @return 0, or -1 with a one-line reason in `why` (nothing is left behind). */
+int output_file_write(const char *out, const png_io_picture *pic, char *why, size_t why_size);
+
+/* The part of `path` after its last '/'. */
+const char *output_base_name(const char *path);
+
+/* "dir/name" (one '/' between them) from malloc, or NULL when out of memory. */
+char *output_join_path(const char *dir, const char *name);
+
+#endif
