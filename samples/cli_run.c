@@ -241,17 +241,22 @@ static int process_file(run_state *r, const char *in, const char *out)
     char why[600];
     double t0 = seconds_now(), t1, t2;
     size_t built;
-    FILE *fp = fopen(in, "rb");
+    const int from_stdin = strcmp(in, "-") == 0;
+    FILE *fp = from_stdin ? stdin : fopen(in, "rb");
 
     if (!fp)
         return file_error(r, in, "%s", strerror(errno));
+    if (from_stdin && isatty(STDIN_FILENO))
+        return file_error(r, in, "standard input is a terminal: redirect it or name a file");
     if (fstat(fileno(fp), &in_st) == 0 && stat(out, &out_st) == 0 &&
         in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
-        fclose(fp);
+        if (!from_stdin)
+            fclose(fp);
         return file_error(r, in, "input and output are the same file (%s)", out);
     }
     int rc = png_io_read(fp, &pic, why, sizeof why);
-    fclose(fp);
+    if (!from_stdin)
+        fclose(fp);
     if (rc)
         return file_error(r, in, "%s", why);
 
@@ -329,19 +334,23 @@ static int *find_duplicates(char **inputs, int n)
     return dup;
 }
 
-/* Where each input goes: -o DIR, or OUTPUT (a folder takes the input's name). */
-static char **plan_outputs(const cli_options *o, int *n)
+/* Where each input goes: -o DIR, or OUTPUT (a folder takes the input's
+ * name; "-" is standard output).  *dir is the folder that takes the inputs'
+ * names, or NULL. */
+static char **plan_outputs(const cli_options *o, int *n, const char **dir)
 {
     int count = o->out_dir ? o->n_operands : 1;
     char **outs = calloc((size_t)count, sizeof *outs);
     struct stat st;
     if (!outs)
         return NULL;
+    *dir = o->out_dir;
+    if (!o->out_dir && strcmp(o->operands[1], "-") != 0 && stat(o->operands[1], &st) == 0 &&
+        S_ISDIR(st.st_mode))
+        *dir = o->operands[1];
     for (int i = 0; i < count; i++) {
-        if (o->out_dir)
-            outs[i] = output_join_path(o->out_dir, output_base_name(o->operands[i]));
-        else if (stat(o->operands[1], &st) == 0 && S_ISDIR(st.st_mode))
-            outs[i] = output_join_path(o->operands[1], output_base_name(o->operands[0]));
+        if (*dir)
+            outs[i] = output_join_path(*dir, output_base_name(o->operands[i]));
         else
             outs[i] = strdup(o->operands[1]);
         if (!outs[i]) {
@@ -360,6 +369,7 @@ int cli_run(const cli_options *o)
     run_state r;
     char **outs = NULL;
     int *dup = NULL, n = 0, rc = EXIT_FILE_FAILED;
+    const char *dir = NULL;
 
     memset(&r, 0, sizeof r);
     r.opt = o;
@@ -388,7 +398,7 @@ int cli_run(const cli_options *o)
                 strerror(errno));
         goto out;
     }
-    outs = plan_outputs(o, &n);
+    outs = plan_outputs(o, &n, &dir);
     dup = o->out_dir ? find_duplicates(o->operands, n) : NULL;
     if (!outs || (o->out_dir && !dup)) {
         fprintf(stderr, "%s: out of memory\n", cli_program);
@@ -400,7 +410,9 @@ int cli_run(const cli_options *o)
     for (int i = 0; i < n; i++) {
         int res;
         draw_bar(&r, output_base_name(o->operands[i]));
-        if (dup && dup[i] >= 0)
+        if (dir && strcmp(o->operands[i], "-") == 0)
+            res = file_error(&r, "-", "standard input has no file name to write under %s", dir);
+        else if (dup && dup[i] >= 0)
             res = file_error(&r, o->operands[i], "skipped: its output %s would replace that of %s",
                              outs[i], o->operands[dup[i]]);
         else

@@ -1,6 +1,9 @@
+#define _XOPEN_SOURCE 700 /* realpath */
+
 #include "output_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -90,16 +93,72 @@ static int say(char *why, size_t why_size, const char *fmt, ...)
     return -1;
 }
 
-int output_file_write(const char *out, const png_io_picture *pic, char *why, size_t why_size)
+/* Writes pic to fp and closes it. */
+static int write_stream(FILE *fp, const png_io_picture *pic, char *why, size_t why_size)
 {
-    const char *base = output_base_name(out);
-    size_t dir_len = (size_t)(base - out);
+    int rc = png_io_write(fp, pic, why, why_size);
+    if (fclose(fp) != 0 && rc == 0)
+        rc = say(why, why_size, "write error: %s", strerror(errno));
+    return rc;
+}
+
+/* A character device or a FIFO has no contents to replace and keeps no
+ * half-written file: it is written into, as a shell's '>' or cp(1) does.
+ * Opening a FIFO waits for its reader. */
+static int write_into(const char *out, const png_io_picture *pic, char *why, size_t why_size)
+{
+    int fd = open(out, O_WRONLY | O_NOCTTY);
+    FILE *fp;
+    if (fd < 0)
+        return say(why, why_size, "%s", strerror(errno));
+    if (isatty(fd)) {
+        close(fd);
+        return say(why, why_size, "a terminal: PNG data is not written to terminals");
+    }
+    fp = fdopen(fd, "wb");
+    if (!fp) {
+        close(fd);
+        return say(why, why_size, "%s", strerror(errno));
+    }
+    return write_stream(fp, pic, why, why_size);
+}
+
+static int write_stdout(const png_io_picture *pic, char *why, size_t why_size)
+{
+    if (isatty(STDOUT_FILENO))
+        return say(why, why_size, "standard output is a terminal: redirect it or name a file");
+    return png_io_write(stdout, pic, why, why_size);
+}
+
+/* The new file takes the old one's permissions, and its owner and group
+ * where this process may give them; where it may not, the file is this
+ * process's, so set-user and set-group bits are dropped, and the group
+ * bits too unless the group could be kept: the copy is never open to
+ * anyone the old file was not. */
+static void keep_owner_and_mode(int fd, const struct stat *old)
+{
+    mode_t mode = old->st_mode & 07777;
+    if (fchown(fd, old->st_uid, old->st_gid) != 0) {
+        mode &= ~(mode_t)(S_ISUID | S_ISGID);
+        if (fchown(fd, (uid_t)-1, old->st_gid) != 0)
+            mode &= ~(mode_t)S_IRWXG;
+    }
+    fchmod(fd, mode);
+}
+
+/* Writes a temporary file beside `target` and renames it over the target;
+ * `old` is the target's status, NULL when there is none. */
+static int replace_file(const char *target, const struct stat *old, const png_io_picture *pic,
+                        char *why, size_t why_size)
+{
+    const char *base = output_base_name(target);
+    size_t dir_len = (size_t)(base - target);
     FILE *fp;
     int fd, rc;
 
     if (!*base)
         return say(why, why_size, "not a file name");
-    if (snprintf(temp_path, sizeof temp_path, "%.*s.%s.XXXXXX", (int)dir_len, out, base) >=
+    if (snprintf(temp_path, sizeof temp_path, "%.*s.%s.XXXXXX", (int)dir_len, target, base) >=
         (int)sizeof temp_path)
         return say(why, why_size, "path too long");
 
@@ -109,21 +168,22 @@ int output_file_write(const char *out, const png_io_picture *pic, char *why, siz
     block_signals(0);
     if (fd < 0)
         return say(why, why_size, "cannot create a file in '%.*s': %s",
-                   dir_len ? (int)dir_len : 1, dir_len ? out : ".", strerror(errno));
+                   dir_len ? (int)dir_len : 1, dir_len ? target : ".", strerror(errno));
 
-    fchmod(fd, file_mode);
+    if (old)
+        keep_owner_and_mode(fd, old);
+    else
+        fchmod(fd, file_mode);
     fp = fdopen(fd, "wb");
     if (!fp) {
         rc = say(why, why_size, "%s", strerror(errno));
         close(fd);
     } else {
-        rc = png_io_write(fp, pic, why, why_size);
-        if (fclose(fp) != 0 && rc == 0)
-            rc = say(why, why_size, "write error: %s", strerror(errno));
+        rc = write_stream(fp, pic, why, why_size);
     }
     if (rc == 0) {
         block_signals(1);
-        if (rename(temp_path, out) == 0)
+        if (rename(temp_path, target) == 0)
             temp_active = 0;
         else
             rc = say(why, why_size, "cannot rename the temporary file: %s", strerror(errno));
@@ -131,5 +191,40 @@ int output_file_write(const char *out, const png_io_picture *pic, char *why, siz
     }
     if (rc)
         remove_temp();
+    return rc;
+}
+
+int output_file_write(const char *out, const png_io_picture *pic, char *why, size_t why_size)
+{
+    struct stat st;
+    if (strcmp(out, "-") == 0)
+        return write_stdout(pic, why, why_size);
+    if (lstat(out, &st) != 0) {
+        if (errno != ENOENT)
+            return say(why, why_size, "%s", strerror(errno));
+        return replace_file(out, NULL, pic, why, why_size);
+    }
+    const int is_link = S_ISLNK(st.st_mode);
+    if (is_link && stat(out, &st) != 0) {
+        if (errno == ENOENT)
+            return say(why, why_size, "a symbolic link to a missing file");
+        return say(why, why_size, "%s", strerror(errno));
+    }
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+        return write_into(out, pic, why, why_size);
+    if (S_ISDIR(st.st_mode))
+        return say(why, why_size, "%s", strerror(EISDIR));
+    if (!S_ISREG(st.st_mode))
+        return say(why, why_size, "not a regular file, a character device or a FIFO");
+    if (!is_link)
+        return replace_file(out, &st, pic, why, why_size);
+
+    /* A symbolic link is followed: the file it names is replaced, in its
+     * own folder, and the link stays. */
+    char *target = realpath(out, NULL);
+    if (!target)
+        return say(why, why_size, "%s", strerror(errno));
+    int rc = replace_file(target, &st, pic, why, why_size);
+    free(target);
     return rc;
 }

@@ -1,8 +1,12 @@
 /*
- * Where the command's outputs go: each PNG is written to a temporary file
- * beside its target and renamed into place, so a failed or interrupted run
- * never leaves a half-written image.  SIGINT, SIGTERM and SIGHUP remove the
- * temporary file being written before the command dies of them.
+ * Where the command's outputs go.  A new or regular file is written to a
+ * temporary file beside it and renamed into place, so a failed or
+ * interrupted run never leaves a half-written image; a replaced file keeps
+ * its permissions (and owner, where the process may give it).  A symbolic
+ * link is followed and its target replaced.  A character device or a FIFO
+ * is written into; "-" is standard output; terminals, block devices and
+ * sockets are refused.  SIGINT, SIGTERM and SIGHUP remove the temporary
+ * file being written before the command dies of them.
  */
 #ifndef OCLCONV_OUTPUT_FILE_H
 #define OCLCONV_OUTPUT_FILE_H

@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -129,41 +130,75 @@ static void slurp(const char *path, char *buf, size_t size)
         fclose(fp);
 }
 
-/* Runs the command with `n` arguments; its stdout and stderr land in cli_out
- * and cli_err.  @return its exit status, or 128 + the signal that ended it. */
-int cli_argv(int n, const char *const *args)
+const char *cli_stdin;
+
+/* Forks and executes the command: stdout to `out_path`, stderr to
+ * `err_path` or, when that is NULL, to the descriptor err_fd; standard
+ * input from cli_stdin when set; `ignored` (when not 0) set to SIG_IGN as
+ * nohup does. */
+static pid_t spawn(int n, const char *const *args, const char *out_path, const char *err_path,
+                   int err_fd, int ignored)
 {
     char *argv[MAX_ARGS + 2];
-    int argc = 0, status;
-    const char *out_path, *err_path;
+    int argc = 0;
     pid_t pid;
 
     argv[argc++] = strdup(cli_path);
     for (int i = 0; i < n && i < MAX_ARGS; i++)
         argv[argc++] = strdup(args[i]);
     argv[argc] = NULL;
-    out_path = at("stdout.txt"); /* after the copies: args may be at() buffers */
-    err_path = at("stderr.txt");
-
     fflush(NULL);
     pid = fork();
     if (pid < 0)
         hard_error("fork", cli_path);
     if (pid == 0) {
-        if (!freopen(out_path, "w", stdout) || !freopen(err_path, "w", stderr))
+        if (!freopen(out_path, "w", stdout) ||
+            (err_path ? !freopen(err_path, "w", stderr) : dup2(err_fd, STDERR_FILENO) < 0) ||
+            (cli_stdin && !freopen(cli_stdin, "r", stdin)))
             _exit(126);
+        if (ignored)
+            signal(ignored, SIG_IGN);
         execv(argv[0], argv);
         _exit(127);
     }
-    if (waitpid(pid, &status, 0) < 0)
-        hard_error("waitpid", cli_path);
     for (int i = 0; i < argc; i++)
         free(argv[i]);
-    slurp(out_path, cli_out, sizeof cli_out);
-    slurp(err_path, cli_err, sizeof cli_err);
+    return pid;
+}
+
+int cli_wait(pid_t pid)
+{
+    int status;
+    if (waitpid(pid, &status, 0) < 0)
+        hard_error("waitpid", cli_path);
     if (WIFSIGNALED(status))
         return 128 + WTERMSIG(status);
     return WEXITSTATUS(status);
+}
+
+int cli_argv(int n, const char *const *args)
+{
+    char out_path[1200], err_path[1200];
+    /* Copied first: args may be at() buffers. */
+    snprintf(out_path, sizeof out_path, "%s", at("stdout.txt"));
+    snprintf(err_path, sizeof err_path, "%s", at("stderr.txt"));
+    int rc = cli_wait(spawn(n, args, out_path, err_path, -1, 0));
+    slurp(out_path, cli_out, sizeof cli_out);
+    slurp(err_path, cli_err, sizeof cli_err);
+    return rc;
+}
+
+pid_t cli_start(int n, const char *const *args, int ignored, int *err_fd)
+{
+    int fds[2];
+    char out_path[1200];
+    snprintf(out_path, sizeof out_path, "%s", at("stdout.txt"));
+    if (pipe(fds) != 0)
+        hard_error("pipe", cli_path);
+    pid_t pid = spawn(n, args, out_path, NULL, fds[1], ignored);
+    close(fds[1]);
+    *err_fd = fds[0];
+    return pid;
 }
 
 /* cli_argv() with the arguments listed, NULL last. */

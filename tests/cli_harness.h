@@ -14,6 +14,7 @@
 
 #include <png.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "oclconv.h"
 #include "test.h"
@@ -50,6 +51,16 @@ enum { MAX_ARGS = 64 };
 /* Runs the command with `n` arguments; its stdout and stderr land in cli_out
  * and cli_err.  @return its exit status, or 128 + the signal that ended it. */
 int cli_argv(int n, const char *const *args);
+/* Standard input of the command, a path; NULL: the test's own. */
+extern const char *cli_stdin;
+/* Starts the command without waiting for it: stdout to the scratch folder,
+ * stderr into a pipe whose read end comes back in *err_fd; the signal
+ * `ignored` (0: none) comes inherited as ignored, as under nohup.
+ * @return its process id, for cli_wait(). */
+pid_t cli_start(int n, const char *const *args, int ignored, int *err_fd);
+/* @return the exit status of a command cli_start() started, or 128 + the
+ * signal that ended it. */
+int cli_wait(pid_t pid);
 /* cli_argv() with the arguments listed, NULL last. */
 int cli(const char *first, ...);
 
