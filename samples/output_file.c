@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -146,6 +147,29 @@ static void keep_owner_and_mode(int fd, const struct stat *old)
     fchmod(fd, mode);
 }
 
+/* The temporary file's path in temp_path: ".NAME.XXXXXX" beside the
+ * target, NAME cut short where the whole would pass the folder's limit on
+ * a name (NAME_MAX), so that any name the folder takes can be written.
+ * mkstemp() makes it unique either way.  @return 0, or -1 when the path
+ * does not fit. */
+static int temp_name(const char *target, const char *base, size_t dir_len)
+{
+    size_t keep = strlen(base);
+    long name_max;
+    if (snprintf(temp_path, sizeof temp_path, "%.*s", dir_len ? (int)dir_len : 1,
+                 dir_len ? target : ".") >= (int)sizeof temp_path)
+        return -1;
+    name_max = pathconf(temp_path, _PC_NAME_MAX);
+    if (name_max <= 0)
+        name_max = NAME_MAX;
+    if (keep + 8 > (size_t)name_max)
+        keep = name_max > 8 ? (size_t)name_max - 8 : 0;
+    return snprintf(temp_path, sizeof temp_path, "%.*s.%.*s.XXXXXX", (int)dir_len, target,
+                    (int)keep, base) >= (int)sizeof temp_path
+               ? -1
+               : 0;
+}
+
 /* Writes a temporary file beside `target` and renames it over the target;
  * `old` is the target's status, NULL when there is none. */
 static int replace_file(const char *target, const struct stat *old, const png_io_picture *pic,
@@ -158,8 +182,7 @@ static int replace_file(const char *target, const struct stat *old, const png_io
 
     if (!*base)
         return say(why, why_size, "not a file name");
-    if (snprintf(temp_path, sizeof temp_path, "%.*s.%s.XXXXXX", (int)dir_len, target, base) >=
-        (int)sizeof temp_path)
+    if (temp_name(target, base, dir_len))
         return say(why, why_size, "path too long");
 
     block_signals(1);

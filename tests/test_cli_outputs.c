@@ -203,6 +203,48 @@ static void test_permissions(const unsigned char *want, size_t want_len)
     ASSERT(same_bytes(at("other-name.png"), (const unsigned char *)"old", 3));
 }
 
+/* ====== Long names ================================================== */
+
+/* Any name the folder takes can be written, though ".NAME.XXXXXX" would
+ * not fit in NAME_MAX; one byte more is refused with no debris. */
+static void test_long_names(void)
+{
+    char name[300];
+    int hidden;
+    long name_max;
+    make_dir(at("long"));
+    name_max = pathconf(at("long"), _PC_NAME_MAX);
+    if (name_max <= 0 || name_max > 280)
+        hard_error("pathconf NAME_MAX", at("long"));
+    for (long len = name_max - 8; len <= name_max; len++) {
+        memset(name, 'n', (size_t)len - 4);
+        memcpy(name + len - 4, ".png", 5);
+        ASSERT_EQ(cli(input("gray8"), at("long/%s", name), (char *)NULL), 0);
+        ASSERT(exists(at("long/%s", name)));
+        /* Written twice: the second replaces the first. */
+        ASSERT_EQ(cli(input("gray8"), at("long/%s", name), (char *)NULL), 0);
+    }
+    ASSERT_EQ(count_entries(at("long"), &hidden), 9);
+    ASSERT_EQ(hidden, 0);
+
+    /* In a batch the output takes the input's long name. */
+    size_t png_len;
+    unsigned char *png = read_all(input("gray8"), &png_len);
+    write_all(at("%s", name), png, png_len);
+    free(png);
+    ASSERT_EQ(cli("-o", at("long-batch"), at("%s", name), (char *)NULL), 0);
+    ASSERT(exists(at("long-batch/%s", name)));
+    ASSERT_EQ(count_entries(at("long-batch"), &hidden), 1);
+    ASSERT_EQ(hidden, 0);
+
+    memset(name, 'n', (size_t)name_max + 1);
+    name[name_max + 1] = '\0';
+    ASSERT_FAILS(cli(input("gray8"), at("long/%s", name), (char *)NULL), 1, "nnnn",
+                 "too long");
+    ASSERT_EQ(count_entries(at("long"), &hidden), 9);
+    ASSERT_EQ(hidden, 0);
+}
+
 int main(void)
 {
     size_t len;
@@ -219,6 +261,7 @@ int main(void)
     test_standard_streams(want, len);
     test_symlinks(want, len);
     test_permissions(want, len);
+    test_long_names();
 
     free(want);
     cli_pictures_free();
