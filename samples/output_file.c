@@ -36,8 +36,15 @@ static void install_signal_handlers(void)
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < sizeof handled_signals / sizeof handled_signals[0]; i++)
         sigaddset(&sa.sa_mask, handled_signals[i]);
-    for (size_t i = 0; i < sizeof handled_signals / sizeof handled_signals[0]; i++)
+    for (size_t i = 0; i < sizeof handled_signals / sizeof handled_signals[0]; i++) {
+        /* A signal ignored from the start stays ignored: nohup ignores
+         * SIGHUP, and a shell SIGINT for a command run in the background,
+         * so that the command outlives what sends them. */
+        struct sigaction old;
+        if (sigaction(handled_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue;
         sigaction(handled_signals[i], &sa, NULL);
+    }
 }
 
 static void block_signals(int block)

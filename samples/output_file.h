@@ -6,7 +6,8 @@
  * link is followed and its target replaced.  A character device or a FIFO
  * is written into; "-" is standard output; terminals, block devices and
  * sockets are refused.  SIGINT, SIGTERM and SIGHUP remove the temporary
- * file being written before the command dies of them.
+ * file being written before the command dies of them; those inherited
+ * ignored (nohup) stay ignored.
  */
 #ifndef OCLCONV_OUTPUT_FILE_H
 #define OCLCONV_OUTPUT_FILE_H

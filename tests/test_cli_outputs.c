@@ -64,13 +64,9 @@ static void test_character_device(void)
     }
 }
 
-/* A FIFO is written into: a reader gets the whole PNG, the FIFO stays. */
-static void test_fifo(const unsigned char *want, size_t want_len)
+/* A process that reads the FIFO `fifo` to its end into the file `copy`. */
+static pid_t start_reader(const char *fifo, const char *copy)
 {
-    ASSERT(mkfifo(at("fifo.png"), 0644) == 0);
-    char fifo[1200], copy[1200];
-    snprintf(fifo, sizeof fifo, "%s", at("fifo.png"));
-    snprintf(copy, sizeof copy, "%s", at("from-fifo.png"));
     fflush(NULL);
     pid_t reader = fork();
     if (reader < 0)
@@ -84,17 +80,35 @@ static void test_fifo(const unsigned char *want, size_t want_len)
                 _exit(1);
         _exit(in >= 0 && out >= 0 && close(out) == 0 ? 0 : 1);
     }
-    ASSERT_EQ(cli(input("gray8"), fifo, (char *)NULL), 0);
-    if (type_of(fifo) != S_IFIFO) {
-        TEST_FAIL_("the FIFO was replaced, status %o", (unsigned)type_of(fifo));
-        kill(reader, SIGKILL); /* still waiting for a writer that never came */
-        waitpid(reader, NULL, 0);
-        return;
-    }
+    return reader;
+}
+
+/* Waits for the reader when the FIFO was opened for writing (`written`);
+ * else the reader waits for a writer that never comes, and is stopped.
+ * @return whether it read to the end. */
+static int finish_reader(pid_t reader, int written)
+{
     int status;
-    ASSERT(waitpid(reader, &status, 0) == reader && WIFEXITED(status) &&
-           WEXITSTATUS(status) == 0);
-    ASSERT(same_bytes(copy, want, want_len));
+    if (!written)
+        kill(reader, SIGKILL);
+    return waitpid(reader, &status, 0) == reader && WIFEXITED(status) &&
+           WEXITSTATUS(status) == 0;
+}
+
+/* A FIFO is written into: a reader gets the whole PNG, the FIFO stays. */
+static void test_fifo(const unsigned char *want, size_t want_len)
+{
+    char fifo[1200], copy[1200];
+    snprintf(fifo, sizeof fifo, "%s", at("fifo.png"));
+    snprintf(copy, sizeof copy, "%s", at("from-fifo.png"));
+    ASSERT(mkfifo(fifo, 0644) == 0);
+    pid_t reader = start_reader(fifo, copy);
+    ASSERT_EQ(cli(input("gray8"), fifo, (char *)NULL), 0);
+    int kept = type_of(fifo) == S_IFIFO;
+    ASSERT(kept);
+    ASSERT(finish_reader(reader, kept));
+    if (kept)
+        ASSERT(same_bytes(copy, want, want_len));
 }
 
 /* A socket is neither written nor replaced. */
@@ -245,6 +259,76 @@ static void test_long_names(void)
     ASSERT_EQ(hidden, 0);
 }
 
+/* ====== Signals ===================================================== */
+
+/* Reads the command's stderr until its line for the first file. */
+static int wait_for_first_file(int fd)
+{
+    char buf[1 << 12];
+    size_t n = 0;
+    ssize_t got;
+    while (n + 1 < sizeof buf && (got = read(fd, buf + n, 1)) == 1) {
+        buf[++n] = '\0';
+        if (strstr(buf, "[1/2]"))
+            return 0;
+    }
+    fprintf(stderr, "the command's stderr: %s\n", n ? buf : "(nothing)");
+    return -1;
+}
+
+/* A batch of two whose second output is a FIFO: the command cannot finish
+ * before the FIFO has a reader, so a signal sent after the first file
+ * always finds it running.  `ignored` comes in ignored, as under nohup (0:
+ * none).  @return the command's status. */
+static int signal_mid_batch(int sig, int ignored, const char *dir, int *fifo_kept)
+{
+    const char *args[] = {"-o", dir, input("gray8"), input("rgb8")};
+    char fifo[1200], copy[1200];
+    int err_fd;
+    remove_tree(dir);
+    make_dir(dir);
+    snprintf(fifo, sizeof fifo, "%s/rgb8.png", dir);
+    snprintf(copy, sizeof copy, "%s.copy", dir);
+    if (mkfifo(fifo, 0644) != 0)
+        hard_error("mkfifo", fifo);
+    pid_t pid = cli_start(4, args, ignored, &err_fd);
+    if (wait_for_first_file(err_fd) == 0)
+        kill(pid, sig);
+    else
+        TEST_FAIL_("no line for the first file");
+    pid_t reader = start_reader(fifo, copy);
+    int rc = cli_wait(pid);
+    close(err_fd);
+    *fifo_kept = type_of(fifo) == S_IFIFO;
+    finish_reader(reader, rc == 0 && *fifo_kept);
+    return rc;
+}
+
+/* A signal the command inherits as ignored stays ignored (nohup, or '&'
+ * in a script for SIGINT); one it does not ends it, and no temporary file
+ * is left. */
+static void test_signals(void)
+{
+    static const int sigs[] = {SIGHUP, SIGINT, SIGTERM};
+    int hidden, kept;
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        int rc = signal_mid_batch(sigs[i], sigs[i], at("nohup-%d", sigs[i]), &kept);
+        if (rc != 0)
+            TEST_FAIL_("signal %d, inherited as ignored: status %d", sigs[i], rc);
+        ASSERT(kept);
+        ASSERT(exists(at("nohup-%d/gray8.png", sigs[i])));
+        ASSERT_EQ(count_entries(at("nohup-%d", sigs[i]), &hidden), 2);
+        ASSERT_EQ(hidden, 0);
+    }
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        int rc = signal_mid_batch(sigs[i], 0, at("killed-%d", sigs[i]), &kept);
+        ASSERT_EQ(rc, 128 + sigs[i]);
+        ASSERT(kept);
+        ASSERT_EQ(count_entries(at("killed-%d", sigs[i]), &hidden), 2);
+        ASSERT_EQ(hidden, 0);
+    }
+}
+
 int main(void)
 {
     size_t len;
@@ -262,6 +346,7 @@ int main(void)
     test_symlinks(want, len);
     test_permissions(want, len);
     test_long_names();
+    test_signals();
 
     free(want);
     cli_pictures_free();
