@@ -4,6 +4,7 @@
 #include "cli_options.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -159,7 +160,9 @@ const char *cli_one_line(const char *detail, char *out, size_t size)
 }
 
 /* A decimal number: digits, sign, point and exponent only, so that "inf",
- * "nan" and hexadecimal never pass for a size. */
+ * "nan" and hexadecimal never pass for a size.  One past a double's range
+ * comes back as +-HUGE_VAL, or as +-DBL_MIN when it is too small, never as
+ * 0: the range checks below then name the real reason. */
 static int parse_number(const char *s, size_t len, double *out)
 {
     char buf[64];
@@ -170,7 +173,30 @@ static int parse_number(const char *s, size_t len, double *out)
     buf[len] = '\0';
     errno = 0;
     *out = strtod(buf, &end);
-    return *end == '\0' && errno != ERANGE && isfinite(*out) ? 0 : -1;
+    if (*end != '\0')
+        return -1;
+    if (errno == ERANGE && fabs(*out) < 1)
+        *out = copysign(DBL_MIN, *out);
+    return 0;
+}
+
+/* The largest --scale, --delta, --amount or border value taken. */
+#define VALUE_MAX 1e30
+
+/* Checks that a value parsed for `name` (quoted as `text`) can become a
+ * float and stay one: 0, or a magnitude from FLT_MIN, the smallest normal
+ * float (a device may flush smaller ones to 0), up to VALUE_MAX.
+ * @return 0, or -1 after saying why. */
+static int check_float(const char *name, const char *text, double v)
+{
+    if (v != 0 && fabs(v) < FLT_MIN)
+        return cli_usage_error("--%s: '%s' is too small: a value other than 0 needs a magnitude "
+                               "of at least %.3g, the smallest normal float", name, text,
+                               (double)FLT_MIN);
+    if (fabs(v) > VALUE_MAX)
+        return cli_usage_error("--%s: '%s' is too large: at most %g in magnitude", name, text,
+                               VALUE_MAX);
+    return 0;
 }
 
 /* "A" or "AxB" (B = A when absent). */
@@ -217,7 +243,7 @@ static int set_option(cli_options *o, int id, const char *value)
         o->radius_given = 1;
         return 0;
     case OPT_SIGMA:
-        if (parse_pair(value, &a, &b) || !(a > 0) || !(b > 0))
+        if (parse_pair(value, &a, &b) || !(a > 0) || !(b > 0) || !isfinite(a) || !isfinite(b))
             return cli_usage_error("--%s: '%s' is not a sigma (S or SXxSY, numbers > 0)", name,
                                value);
         o->sigma_x = a;
@@ -227,8 +253,10 @@ static int set_option(cli_options *o, int id, const char *value)
     case OPT_AMOUNT:
     case OPT_SCALE:
     case OPT_DELTA:
-        if (parse_number(value, strlen(value), &a) || fabs(a) > 1e30)
+        if (parse_number(value, strlen(value), &a))
             return cli_usage_error("--%s: '%s' is not a number", name, value);
+        if (check_float(name, value, a))
+            return -1;
         if (id == OPT_AMOUNT) {
             o->amount = a;
             o->amount_given = 1;
@@ -255,8 +283,11 @@ static int set_option(cli_options *o, int id, const char *value)
         o->conv.border = (oclconv_border)i;
         o->conv.border_value = 0;
         if (colon) {
-            if (parse_number(colon + 1, strlen(colon + 1), &a) || fabs(a) > 1e30)
-                return cli_usage_error("--%s: '%s' is not a number in '%s'", name, colon + 1, value);
+            if (parse_number(colon + 1, strlen(colon + 1), &a))
+                return cli_usage_error("--%s: '%s' is not a number in '%s'", name, colon + 1,
+                                       value);
+            if (check_float(name, value, a))
+                return -1;
             o->conv.border_value = (float)a;
         }
         return 0;

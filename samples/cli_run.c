@@ -21,6 +21,8 @@ typedef struct {
     int fw, fh;
     double weight_sum;
     int zero_sum;       /* weights sum to 0: derivatives */
+    oclconv_filter *alpha_filter; /* for images with alpha: the weights / alpha_norm */
+    double alpha_norm;
     int batch;          /* -o DIR */
     int bar;            /* draw a progress bar on stderr */
     int total, done, failed;
@@ -107,32 +109,37 @@ static void library_failure(const run_state *r, oclconv_status st, char *why, si
 
 /* Colour with alpha, filtered premultiplied (the last channel is alpha).
  * In float: p = c * a / max for colour, a for alpha; the library filters p
- * and a with scale 1 and delta 0; then, with S the sum of the weights,
+ * and a with scale 1, delta 0 and the weights divided by N (r->alpha_norm,
+ * see make_alpha_filter()), giving P / N and A / N.  Then in double, with S
+ * the sum of the weights:
  *   alpha' = A / S                 (the weights scaled to sum to 1)
  *   c'     = scale * P * max / alpha' + delta   (0 where alpha' <= 0)
  * so an opaque region comes out exactly as without alpha.  For weights that
  * sum to 0 there is no alpha to divide by: c' = scale * P + delta and alpha
- * stays.  The constant border means every straight channel, alpha too, is V
- * outside: premultiplied colour V * V / max but alpha V, two values, so that
- * one case filters a second copy for alpha. */
+ * stays.
+ * The constant border means every straight channel, alpha too, is V
+ * outside: premultiplied colour V * V / max, alpha V.  The filter being
+ * linear, the image is filtered with a border of 0, and V * V / max (V for
+ * alpha) times the filtered border alone, a zero image whose border is 1,
+ * is added in double, where V * V / max cannot overflow. */
 static int filter_premultiplied(run_state *r, oclconv_image *img, const oclconv_options *user,
                                 char *why, size_t why_size)
 {
-    const double amax = unit_max(img->type);
+    const double amax = unit_max(img->type), norm = r->alpha_norm;
     const int ch = img->channels, cc = ch - 1;
     const size_t n = (size_t)img->width * (size_t)img->height;
-    const double v = user->border_value;
+    const double v = user->border_value, vc = v * (v / amax);
     const int need_alpha = !r->zero_sum;
-    const int second_copy = need_alpha && user->border == OCLCONV_BORDER_CONSTANT &&
-                            (float)(v * (v / amax)) != (float)v;
+    const int constant = user->border == OCLCONV_BORDER_CONSTANT && v != 0;
     float *buf = malloc(n * (size_t)ch * sizeof *buf);
-    float *alpha_buf = second_copy ? malloc(n * (size_t)ch * sizeof *buf) : buf;
+    float *outside = constant ? calloc(n, sizeof *outside) : NULL;
     oclconv_image fimg = {buf, img->width, img->height, ch, OCLCONV_F32, 0};
+    oclconv_image bimg = {outside, img->width, img->height, 1, OCLCONV_F32, 0};
     oclconv_options o = *user;
     oclconv_status st = OCLCONV_OK;
     int rc = -1;
 
-    if (!buf || !alpha_buf) {
+    if (!buf || (constant && !outside)) {
         snprintf(why, why_size, "out of memory");
         goto out;
     }
@@ -143,20 +150,17 @@ static int filter_premultiplied(run_state *r, oclconv_image *img, const oclconv_
                 (float)(get_value(img, i * (size_t)ch + (size_t)k) * (a / amax));
         buf[i * (size_t)ch + (size_t)cc] = (float)a;
     }
-    if (second_copy)
-        memcpy(alpha_buf, buf, n * (size_t)ch * sizeof *buf);
 
     o.scale = 1;
     o.delta = 0;
-    o.border_value = (float)(v * (v / amax));
-    st = oclconv_apply(r->ctx, &fimg, &fimg, r->filter, &o);
+    o.border_value = 0;
+    st = oclconv_apply(r->ctx, &fimg, &fimg, r->alpha_filter, &o);
     if (st == OCLCONV_OK) {
         r->method = oclconv_last_method(r->ctx);
         r->kernel_seconds += oclconv_last_kernel_seconds(r->ctx);
-        if (second_copy) {
-            fimg.data = alpha_buf;
-            o.border_value = (float)v;
-            st = oclconv_apply(r->ctx, &fimg, &fimg, r->filter, &o);
+        if (constant) {
+            o.border_value = 1;
+            st = oclconv_apply(r->ctx, &bimg, &bimg, r->alpha_filter, &o);
             r->kernel_seconds += oclconv_last_kernel_seconds(r->ctx);
         }
     }
@@ -167,23 +171,24 @@ static int filter_premultiplied(run_state *r, oclconv_image *img, const oclconv_
 
     for (size_t i = 0; i < n; i++) {
         const size_t at = i * (size_t)ch;
+        const double b = constant ? outside[i] : 0;
         if (!need_alpha) {
             for (int k = 0; k < cc; k++)
                 put_value(img, at + (size_t)k,
-                          user->scale * (double)buf[at + (size_t)k] + user->delta);
+                          user->scale * (((double)buf[at + (size_t)k] + vc * b) * norm) +
+                              user->delta);
             continue;
         }
-        const double a = alpha_buf[at + (size_t)cc] / r->weight_sum;
-        for (int k = 0; k < cc; k++)
-            put_value(img, at + (size_t)k,
-                      a > 0 ? user->scale * (double)buf[at + (size_t)k] * amax / a + user->delta
-                            : 0);
+        const double a = ((double)buf[at + (size_t)cc] + v * b) * norm / r->weight_sum;
+        for (int k = 0; k < cc; k++) {
+            const double p = ((double)buf[at + (size_t)k] + vc * b) * norm;
+            put_value(img, at + (size_t)k, a > 0 ? user->scale * p * amax / a + user->delta : 0);
+        }
         put_value(img, at + (size_t)cc, a);
     }
     rc = 0;
 out:
-    if (alpha_buf != buf)
-        free(alpha_buf);
+    free(outside);
     free(buf);
     return rc;
 }
@@ -334,6 +339,51 @@ static int *find_duplicates(char **inputs, int n)
     return dup;
 }
 
+/* What the run needs to know of r->filter: its size, the sum of its
+ * weights, whether that is 0, and the filter for images with alpha.  Those
+ * are filtered in float with the weights divided by a power of two N that
+ * brings their sum (for weights summing to 0, the sum of their magnitudes)
+ * between 1 and 2, where it is far from 1, so that no float sum of the
+ * premultiplied image overflows, or loses its terms below a normal float,
+ * however large or small the weights; N is put back in double.
+ * @return 0, or -1 after saying why. */
+static int prepare_filter(run_state *r)
+{
+    const double *w = oclconv_filter_weights(r->filter);
+    double abs_sum = 0;
+    char why[400];
+    int e;
+
+    oclconv_filter_size(r->filter, &r->fw, &r->fh);
+    for (int i = 0; i < r->fw * r->fh; i++) {
+        r->weight_sum += w[i];
+        abs_sum += fabs(w[i]);
+    }
+    r->zero_sum = fabs(r->weight_sum) <= 1e-6 * abs_sum;
+    if (r->opt->conv.border == OCLCONV_BORDER_NORMALIZE && r->zero_sum)
+        return cli_usage_error("--border normalize needs a filter whose weights do not sum to 0");
+
+    r->alpha_filter = r->filter;
+    r->alpha_norm = 1;
+    frexp(r->zero_sum ? abs_sum : fabs(r->weight_sum), &e);
+    if (e >= -16 && e <= 16)
+        return 0;
+    r->alpha_norm = ldexp(1.0, e - 1);
+    float *scaled = malloc((size_t)r->fw * (size_t)r->fh * sizeof *scaled);
+    if (!scaled)
+        return cli_usage_error("out of memory");
+    for (int i = 0; i < r->fw * r->fh; i++)
+        scaled[i] = (float)(w[i] / r->alpha_norm);
+    oclconv_status st = oclconv_filter_create(r->fw, r->fh, scaled, &r->alpha_filter);
+    free(scaled);
+    if (st != OCLCONV_OK) {
+        r->alpha_filter = r->filter;
+        return cli_usage_error("cannot scale the filter for images with alpha: %s",
+                               cli_one_line(oclconv_errmsg(NULL), why, sizeof why));
+    }
+    return 0;
+}
+
 /* Where each input goes: -o DIR, or OUTPUT (a folder takes the input's
  * name; "-" is standard output).  *dir is the folder that takes the inputs'
  * names, or NULL. */
@@ -375,18 +425,9 @@ int cli_run(const cli_options *o)
     r.opt = o;
     if (cli_make_filter(o, &r.filter))
         return EXIT_USAGE;
-    oclconv_filter_size(r.filter, &r.fw, &r.fh);
-    {
-        const double *w = oclconv_filter_weights(r.filter);
-        double abs_sum = 0;
-        for (int i = 0; i < r.fw * r.fh; i++) {
-            r.weight_sum += w[i];
-            abs_sum += fabs(w[i]);
-        }
-        r.zero_sum = fabs(r.weight_sum) <= 1e-6 * abs_sum;
-    }
-    if (o->conv.border == OCLCONV_BORDER_NORMALIZE && r.zero_sum) {
-        cli_usage_error("--border normalize needs a filter whose weights do not sum to 0");
+    if (prepare_filter(&r)) {
+        if (r.alpha_filter != r.filter)
+            oclconv_filter_destroy(r.alpha_filter);
         oclconv_filter_destroy(r.filter);
         return EXIT_USAGE;
     }
@@ -437,6 +478,8 @@ out:
         free(outs[i]);
     free(outs);
     free(dup);
+    if (r.alpha_filter != r.filter)
+        oclconv_filter_destroy(r.alpha_filter);
     oclconv_filter_destroy(r.filter);
     oclconv_destroy(r.ctx);
     return rc;

@@ -253,22 +253,41 @@ static long compare_premultiplied(const oclconv_image *in, const oclconv_image *
                 (float)(sample(in, i * (size_t)ch + (size_t)c) * (a / amax));
         ((float *)pm.data)[i * (size_t)ch + (size_t)cc] = (float)a;
     }
-    oclconv_options oc = *user, oa;
-    ref_result rc, ra;
-    oc.scale = 1;
-    oc.delta = 0;
-    oc.border_value = (float)(v * (v / amax));
-    oa = oc;
-    oa.border_value = (float)v;
-    if (ref_convolve(&pm, k->w, k->h, k->weights, &oc, &rc) ||
-        ref_convolve(&pm, k->w, k->h, k->weights, &oa, &ra))
+    /* The constant border's part, V * V / max in colour and V in alpha, is
+     * added in double: the reference of a zero border, plus V times that of
+     * a zero image whose border is 1.  (V * V / max may be past a float's
+     * range.) */
+    const int constant = user->border == OCLCONV_BORDER_CONSTANT && v != 0;
+    oclconv_options o = *user;
+    ref_result rc, rb;
+    o.scale = 1;
+    o.delta = 0;
+    o.border_value = 0;
+    if (ref_convolve(&pm, k->w, k->h, k->weights, &o, &rc))
         exit(TEST_HARD_ERROR);
+    if (constant) {
+        oclconv_image zeros = {calloc(n, sizeof(float)), in->width, in->height, 1,
+                               OCLCONV_F32, 0};
+        o.border_value = 1;
+        if (!zeros.data || ref_convolve(&zeros, k->w, k->h, k->weights, &o, &rb))
+            exit(TEST_HARD_ERROR);
+        free(zeros.data);
+        const double vc = v * (v / amax);
+        for (size_t i = 0; i < n; i++)
+            for (int c = 0; c < ch; c++) {
+                const size_t j = i * (size_t)ch + (size_t)c;
+                const double vb = c == cc ? v : vc;
+                rc.value[j] += vb * rb.value[i];
+                rc.magnitude[j] += fabs(vb) * rb.magnitude[i];
+            }
+        ref_result_free(&rb);
+    }
 
     for (size_t i = 0; i < n; i++) {
         const size_t ai = i * (size_t)ch + (size_t)cc;
         const double alpha_in = sample(in, ai), alpha_got = sample(out, ai);
-        const double big_a = ra.value[ai], a = big_a / s;
-        const double err_a = 1e-5 * ra.magnitude[ai];
+        const double big_a = rc.value[ai], a = big_a / s;
+        const double err_a = 1e-5 * rc.magnitude[ai];
         for (int c = 0; c < cc && !bad; c++) {
             const size_t ci = i * (size_t)ch + (size_t)c;
             const double p = rc.value[ci], err_p = 1e-5 * rc.magnitude[ci];
@@ -301,7 +320,6 @@ static long compare_premultiplied(const oclconv_image *in, const oclconv_image *
         }
     }
     ref_result_free(&rc);
-    ref_result_free(&ra);
     free(pm.data);
     return bad;
 }

@@ -147,6 +147,90 @@ static void test_premultiplied_variants(void)
     free(k.weights);
 }
 
+/* Weights, scales and borders far from 1.  What the options accept works,
+ * through the premultiplied path too; what a float cannot carry is refused
+ * with that reason, never turned into another value. */
+static void test_value_ranges(void)
+{
+    static const char *const refused[][3] = {
+        {"-k", "1e-50", "too small"},
+        {"-k", "1,1e-40,1", "too small"},
+        {"-k", "1e39", "too large"},
+        {"--scale", "1e-50", "too small"},
+        {"--scale", "1e31", "too large"},
+        {"--delta", "-1e-45", "too small"},
+        {"--amount", "1e-39", "too small"},
+        {"-b", "constant:1e-50", "too small"},
+        {"-b", "constant:-2e30", "too large"},
+    };
+    make_dir(at("ranges"));
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        int rc = cli("-f", "sharpen", refused[i][0], refused[i][1], input("gray8"),
+                     at("ranges/x.png"), (char *)NULL);
+        if (strcmp(refused[i][0], "-k") == 0) /* --kernel replaces --filter */
+            rc = cli(refused[i][0], refused[i][1], input("gray8"), at("ranges/x.png"),
+                     (char *)NULL);
+        if (rc != 2 || !strstr(cli_err, refused[i][2]) || count_lines(cli_err) != 1)
+            TEST_FAIL_("%s %s: exit %d, stderr: %s", refused[i][0], refused[i][1], rc, cli_err);
+    }
+    ASSERT(!exists(at("ranges/x.png")));
+    /* The smallest normal float is taken. */
+    ASSERT_EQ(cli("--scale", "1.2e-38", input("gray8"), at("ranges/tiny-scale.png"),
+                  (char *)NULL), 0);
+
+    /* Huge and tiny weights with alpha: alpha is normalised by the weight
+     * sum, colour is scale * sum as without alpha, both exact. */
+    static const char *const texts[] = {"1e38,1e38,1e38", "1e-30;3e-30;1e-30",
+                                        "-3e38,1e38,2e38;1,1,1;2e38,1e38,-3e38"};
+    static const float values[][9] = {{1e38f, 1e38f, 1e38f},
+                                      {1e-30f, 3e-30f, 1e-30f},
+                                      {-3e38f, 1e38f, 2e38f, 1, 1, 1, 2e38f, 1e38f, -3e38f}};
+    static const int shapes[][2] = {{3, 1}, {1, 3}, {3, 3}};
+    static const char *const names[] = {"rgba8", "ga16"};
+    oclconv_options opt;
+    oclconv_options_init(&opt);
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        oclconv_filter *f;
+        weights k = weights_of(oclconv_filter_create(shapes[i][0], shapes[i][1], values[i], &f),
+                               &f);
+        for (size_t j = 0; j < 2; j++) {
+            const char *out = at("ranges/k%zu-%s.png", i, names[j]);
+            ASSERT_EQ(cli("-k", texts[i], input(names[j]), out, (char *)NULL), 0);
+            CHECK_OUTPUT(out, &pictures[case_index(names[j])], &k, &opt, 1);
+        }
+        free(k.weights);
+    }
+    /* 2^120 three times, scaled by 2^-120, is 1,1,1 to the bit. */
+    ASSERT_EQ(cli("-k", "1,1,1", input("rgba16"), at("ranges/ones.png"), (char *)NULL), 0);
+    ASSERT_EQ(cli("-k", "1.3292279957849159e36,1.3292279957849159e36,1.3292279957849159e36",
+                  "--scale", "7.52316384526264005e-37", input("rgba16"),
+                  at("ranges/scaled-ones.png"), (char *)NULL),
+              0);
+    size_t len1, len2;
+    unsigned char *a = read_all(at("ranges/ones.png"), &len1);
+    unsigned char *b = read_all(at("ranges/scaled-ones.png"), &len2);
+    ASSERT(len1 == len2 && memcmp(a, b, len1) == 0);
+    free(a);
+    free(b);
+
+    /* A constant border far past the image's range, with alpha too. */
+    oclconv_filter *f;
+    weights k = weights_of(oclconv_filter_box(2, 1, &f), &f);
+    static const char *const borders[] = {"constant:1e30", "constant:-1e30", "constant:3e19"};
+    static const float border_values[] = {1e30f, -1e30f, 3e19f};
+    for (size_t i = 0; i < sizeof borders / sizeof borders[0]; i++) {
+        opt.border = OCLCONV_BORDER_CONSTANT;
+        opt.border_value = border_values[i];
+        for (size_t j = 0; j < 2; j++) {
+            const char *out = at("ranges/border%zu-%s.png", i, names[j]);
+            ASSERT_EQ(cli("-f", "box", "-r", "2x1", "-b", borders[i], input(names[j]), out,
+                          (char *)NULL), 0);
+            CHECK_OUTPUT(out, &pictures[case_index(names[j])], &k, &opt, 1);
+        }
+    }
+    free(k.weights);
+}
+
 /* OUTPUT may be a folder; the input's name is kept. */
 static void test_output_folder(void)
 {
@@ -186,6 +270,7 @@ static void test_kernel_text(void)
         {"# identity\n\n  5  \n", 1, 1, 5, 5},
         {"1\r\n2\r\n3\r\n", 1, 3, 1, 3},
         {"0;;1;;2", 1, 3, 0, 2},
+        {"0e-999 1.2e-38 -3.4e38", 3, 1, 0, -3.4e38f},
     };
     static const struct {
         const char *text, *reason;
@@ -200,7 +285,10 @@ static void test_kernel_text(void)
         {"1;2;1e", "row 3, value 1: '1e' is not a number"},
         {"1,inf,1", "not a finite"},
         {"nan", "not a finite"},
-        {"1e39", "not a finite"},
+        {"1e39", "'1e39' is too large for a float"},
+        {"1e999", "too large"},
+        {"-1e-39", "'-1e-39' is too small for a float"},
+        {"1e-999", "too small"},
         {"", "no values"},
         {" \n ; # nothing\n", "no values"},
     };
@@ -242,6 +330,7 @@ int main(void)
     test_custom_kernel();
     test_premultiplied_variants();
     test_output_folder();
+    test_value_ranges();
     cli_pictures_free();
     if (!test_failures)
         remove_tree(tmp);
