@@ -264,6 +264,10 @@ static int process_file(run_state *r, const char *in, const char *out)
         fclose(fp);
     if (rc)
         return file_error(r, in, "%s", why);
+    if (pic.warning[0]) {
+        clear_bar(r);
+        fprintf(stderr, "%s: %s: warning: %s\n", cli_program, in, pic.warning);
+    }
 
     if (ensure_context(r)) {
         png_io_free(&pic);

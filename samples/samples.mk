@@ -34,7 +34,7 @@ CLI_TEST_SRC := tests/cli_harness.c tests/cli_pictures.c samples/png_io.c sample
 $(CLI_TESTS): $(BUILD)/tests/%: tests/%.c $(CLI_TEST_SRC) tests/cli_harness.h $(CLI_HDR) \
         $(TEST_COMMON) $(TEST_HDR) $(LIB_A) $(BUILD)/oclconv | $(BUILD)/tests
 	$(CC) $(ALL_CFLAGS) -Werror -Iinclude -Itests -Isamples $(LDFLAGS) -o $@ $< \
-	    $(CLI_TEST_SRC) $(TEST_COMMON) $(LIB_A) $(LDLIBS_PNG) $(LDLIBS_CL)
+	    $(CLI_TEST_SRC) $(TEST_COMMON) $(LIB_A) $(LDLIBS_PNG) -lz $(LDLIBS_CL)
 
 DEMO_INPUT := samples/data/astronaut.png
 DEMO_FILTERS := gaussian box sharpen emboss laplacian sobel-x sobel-y

@@ -8,7 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include "cli_harness.h"
+#include "png_io.h"
+#include "util.h"
 #include "test.h"
 
 /* Bad input files: one line naming the file, status 1, nothing left. */
@@ -183,6 +187,104 @@ static int hostile_headers(void)
     return (int)(sizeof bad / sizeof *bad);
 }
 
+/* An ICC profile of `size` bytes (at least 132) that libpng accepts for an
+ * RGB image: a header, no tags, random bytes.  (Random: this libpng drops an
+ * iCCP chunk under 92 bytes, which zeros would compress to.) */
+static unsigned char *icc_profile(uint32_t size)
+{
+    unsigned char *p = calloc(size, 1);
+    uint64_t rng = size;
+    if (!p)
+        exit(TEST_HARD_ERROR);
+    for (uint32_t i = 132; i < size; i++)
+        p[i] = (unsigned char)rng_next(&rng);
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(size >> (24 - 8 * i));
+    memcpy(p + 8, "\x04\x20\0\0", 4); /* version 4.2 */
+    memcpy(p + 12, "mntrRGB XYZ ", 12);
+    memcpy(p + 36, "acsp", 4);
+    memcpy(p + 68, "\0\0\xf6\xd6\0\x01\0\0\0\0\xd3\x2d", 12); /* D50 */
+    return p;
+}
+
+/* `png` with an iCCP chunk holding `profile` (zlib at `level`) after IHDR. */
+static void write_with_iccp(const char *path, const unsigned char *png, size_t len,
+                            const unsigned char *profile, size_t size, int level)
+{
+    uLongf zlen = compressBound((uLong)size);
+    unsigned char *chunk = malloc(6 + zlen), *out = malloc(len + 6 + zlen + 12);
+    if (!chunk || !out)
+        exit(TEST_HARD_ERROR);
+    memcpy(chunk, "test\0\0", 6); /* name, compression method 0 */
+    if (compress2(chunk + 6, &zlen, profile, (uLong)size, level) != Z_OK)
+        exit(TEST_HARD_ERROR);
+    size_t n = 8 + 25; /* signature and IHDR */
+    memcpy(out, png, n);
+    n += put_chunk(out + n, "iCCP", chunk, (uint32_t)(6 + zlen));
+    memcpy(out + n, png + 33, len - 33);
+    write_all(path, out, n + len - 33);
+    free(chunk);
+    free(out);
+}
+
+/* The colour profile: kept when it can be, else the output is written
+ * without it and a warning says so.  Either way the image is whole. */
+static void test_colour_profiles(void)
+{
+    static const struct {
+        const char *name;
+        uint32_t size;
+        int level, damaged, kept;
+    } profiles[] = {
+        {"icc-small", 4096, 9, 0, 1},
+        {"icc-9mib-chunk", 9u << 20, 0, 0, 0},   /* the chunk itself is 9 MiB */
+        {"icc-9mib-inflated", 9u << 20, 9, 0, 0}, /* a small chunk, 9 MiB inflated */
+        {"icc-damaged", 4096, 9, 1, 0},
+    };
+    size_t len;
+    unsigned char *png = read_all(input("rgb8"), &len);
+    oclconv_filter *f;
+    oclconv_options opt;
+    weights k = weights_of(oclconv_filter_gaussian(2.0, 2.0, 0, 0, &f), &f);
+    oclconv_options_init(&opt);
+    make_dir(at("icc"));
+    for (size_t i = 0; i < sizeof profiles / sizeof profiles[0]; i++) {
+        unsigned char *icc = icc_profile(profiles[i].size);
+        if (profiles[i].damaged)
+            memcpy(icc + 36, "ACSP", 4);
+        const char *in = at("%s.png", profiles[i].name), *out = at("icc/%s.png", profiles[i].name);
+        write_with_iccp(in, png, len, icc, profiles[i].size, profiles[i].level);
+        int rc = cli(in, out, (char *)NULL);
+        if (rc != 0) {
+            TEST_FAIL_("%s: status %d, %s", profiles[i].name, rc, cli_err);
+            free(icc);
+            continue;
+        }
+        CHECK_OUTPUT(out, &pictures[case_index("rgb8")], &k, &opt, 1);
+        png_io_picture pic;
+        char why[300];
+        FILE *fp = fopen(out, "rb");
+        if (!fp || png_io_read(fp, &pic, why, sizeof why) != 0)
+            hard_error("cannot read back", out);
+        fclose(fp);
+        if (profiles[i].kept) {
+            ASSERT(pic.iccp_size == profiles[i].size && memcmp(pic.iccp, icc, pic.iccp_size) == 0);
+            ASSERT_EQ(count_lines(cli_err), 0);
+        } else {
+            ASSERT(pic.iccp == NULL);
+            ASSERT_EQ(count_lines(cli_err), 1);
+            ASSERT_CONTAINS(cli_err, profiles[i].name);
+            ASSERT_CONTAINS(cli_err, "warning: colour profile (iCCP) dropped");
+            if (!profiles[i].damaged)
+                ASSERT_CONTAINS(cli_err, "8 MiB");
+        }
+        png_io_free(&pic);
+        free(icc);
+    }
+    free(k.weights);
+    free(png);
+}
+
 /* Outputs that cannot be written: status 1, the output named, no debris. */
 static void test_bad_outputs(void)
 {
@@ -279,6 +381,7 @@ int main(void)
     int hostile = hostile_chunks();
     hostile += hostile_headers();
     printf("hostile PNG files refused or read whole: %d\n", hostile);
+    test_colour_profiles();
     test_bad_outputs();
     test_batch_with_failure();
     test_usage_errors();
