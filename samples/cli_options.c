@@ -345,6 +345,9 @@ static int check_options(const cli_options *o)
         return cli_usage_error("--sigma applies to the gaussian filter, not %s", f);
     if (o->amount_given && o->filter != FILTER_SHARPEN)
         return cli_usage_error("--amount applies to the sharpen filter, not %s", f);
+    if (o->out_dir && strcmp(o->out_dir, "-") == 0)
+        return cli_usage_error("--output-dir: '-' is not a folder (standard output takes one "
+                               "file: give INPUT.png -)");
     if (o->help || o->version || o->list_devices)
         return 0;
     if (o->out_dir ? o->n_operands < 1 : o->n_operands != 2)

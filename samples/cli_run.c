@@ -253,7 +253,8 @@ static int process_file(run_state *r, const char *in, const char *out)
         return file_error(r, in, "%s", strerror(errno));
     if (from_stdin && isatty(STDIN_FILENO))
         return file_error(r, in, "standard input is a terminal: redirect it or name a file");
-    if (fstat(fileno(fp), &in_st) == 0 && stat(out, &out_st) == 0 &&
+    if (fstat(fileno(fp), &in_st) == 0 &&
+        (strcmp(out, "-") == 0 ? fstat(STDOUT_FILENO, &out_st) : stat(out, &out_st)) == 0 &&
         in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
         if (!from_stdin)
             fclose(fp);

@@ -153,6 +153,8 @@ static void test_standard_streams(const unsigned char *want, size_t want_len)
                  "no file name");
     int hidden;
     ASSERT_EQ(count_entries(at("streams"), &hidden), 1);
+    ASSERT_FAILS(cli("-o", "-", input("gray8"), (char *)NULL), 2, "'-'", "not a folder");
+    ASSERT(!exists("-"));
     cli_stdin = NULL;
 }
 
