@@ -18,7 +18,17 @@
 static char temp_path[4096];
 static volatile sig_atomic_t temp_active;
 
-static const int handled_signals[] = {SIGINT, SIGTERM, SIGHUP};
+static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+/* Of those, the ones whose handler removes the temporary file, and the ones
+ * the command inherited ignored.  An ignored signal stays ignored: nohup
+ * ignores SIGHUP, and a shell SIGINT for a command run in the background,
+ * so that the command outlives what sends them.  It is also kept blocked:
+ * an OpenCL compiler running in the process (PoCL's clang) installs
+ * handlers of its own for these signals, over SIG_IGN, that delete the
+ * compiler's temporary files, so that one arriving mid-build would fail
+ * the build; blocked, it never arrives. */
+static sigset_t handled, ignored;
 
 static void on_signal(int sig)
 {
@@ -30,30 +40,29 @@ static void on_signal(int sig)
 
 static void install_signal_handlers(void)
 {
-    struct sigaction sa;
+    struct sigaction sa, old;
+    sigemptyset(&handled);
+    sigemptyset(&ignored);
+    for (size_t i = 0; i < sizeof cleanup_signals / sizeof cleanup_signals[0]; i++) {
+        const int sig = cleanup_signals[i];
+        if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            sigaddset(&ignored, sig);
+        else
+            sigaddset(&handled, sig);
+    }
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof handled_signals / sizeof handled_signals[0]; i++)
-        sigaddset(&sa.sa_mask, handled_signals[i]);
-    for (size_t i = 0; i < sizeof handled_signals / sizeof handled_signals[0]; i++) {
-        /* A signal ignored from the start stays ignored: nohup ignores
-         * SIGHUP, and a shell SIGINT for a command run in the background,
-         * so that the command outlives what sends them. */
-        struct sigaction old;
-        if (sigaction(handled_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-            continue;
-        sigaction(handled_signals[i], &sa, NULL);
-    }
+    sa.sa_mask = handled;
+    for (size_t i = 0; i < sizeof cleanup_signals / sizeof cleanup_signals[0]; i++)
+        if (sigismember(&handled, cleanup_signals[i]))
+            sigaction(cleanup_signals[i], &sa, NULL);
+    /* Before the OpenCL runtime starts its threads, which inherit the mask. */
+    sigprocmask(SIG_BLOCK, &ignored, NULL);
 }
 
 static void block_signals(int block)
 {
-    sigset_t set;
-    sigemptyset(&set);
-    for (size_t i = 0; i < sizeof handled_signals / sizeof handled_signals[0]; i++)
-        sigaddset(&set, handled_signals[i]);
-    sigprocmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
+    sigprocmask(block ? SIG_BLOCK : SIG_UNBLOCK, &handled, NULL);
 }
 
 static void remove_temp(void)

@@ -7,7 +7,8 @@
  * is written into; "-" is standard output; terminals, block devices and
  * sockets are refused.  SIGINT, SIGTERM and SIGHUP remove the temporary
  * file being written before the command dies of them; those inherited
- * ignored (nohup) stay ignored.
+ * ignored (nohup) stay ignored, and blocked, so that no handler a library
+ * installs over SIG_IGN (an OpenCL compiler's) ever runs for them.
  */
 #ifndef OCLCONV_OUTPUT_FILE_H
 #define OCLCONV_OUTPUT_FILE_H

@@ -156,6 +156,15 @@ static pid_t spawn(int n, const char *const *args, const char *out_path, const c
             (err_path ? !freopen(err_path, "w", stderr) : dup2(err_fd, STDERR_FILENO) < 0) ||
             (cli_stdin && !freopen(cli_stdin, "r", stdin)))
             _exit(126);
+        /* The command's signals as a shell gives them, whatever this
+         * process inherited: default and unblocked, but `ignored`. */
+        signal(SIGHUP, SIG_DFL);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGPIPE, SIG_DFL);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
         if (ignored)
             signal(ignored, SIG_IGN);
         execv(argv[0], argv);
