@@ -110,7 +110,7 @@ static void library_failure(const run_state *r, oclconv_status st, char *why, si
 /* Colour with alpha, filtered premultiplied (the last channel is alpha).
  * In float: p = c * a / max for colour, a for alpha; the library filters p
  * and a with scale 1, delta 0 and the weights divided by N (r->alpha_norm,
- * see make_alpha_filter()), giving P / N and A / N.  Then in double, with S
+ * see prepare_filter()), giving P / N and A / N.  Then in double, with S
  * the sum of the weights:
  *   alpha' = A / S                 (the weights scaled to sum to 1)
  *   c'     = scale * P * max / alpha' + delta   (0 where alpha' <= 0)
