@@ -1,5 +1,6 @@
 #include "kernel_text.h"
 
+#include <errno.h>
 #include <float.h>
 #include <limits.h>
 #include <math.h>
@@ -81,15 +82,25 @@ int kernel_text_parse(const char *text, kernel_text *out, char *err, size_t err_
                 fail(err, err_size, "row %d, value %d: empty value", rows + 1, in_row + 1);
                 goto out;
             }
+            errno = 0;
             v = strtod(p, &end);
             if (end == p || !(ends_row(*end) || is_blank(*end) || *end == ',')) {
                 fail(err, err_size, "row %d, value %d: '%.*s' is not a number", rows + 1,
                      in_row + 1, token_length(p), p);
                 goto out;
             }
-            if (!isfinite(v) || fabs(v) > FLT_MAX) {
-                fail(err, err_size, "row %d, value %d: '%.*s' is not a finite float", rows + 1,
-                     in_row + 1, (int)(end - p < QUOTE_MAX ? end - p : QUOTE_MAX), p);
+            /* Past a double's range, strtod() says ERANGE; a weight that
+             * would become 0 or infinite in a float is refused as such. */
+            const char *range = errno == ERANGE ? (fabs(v) < 1 ? "too small" : "too large")
+                                : !isfinite(v)         ? "not a finite number"
+                                : fabs(v) > FLT_MAX    ? "too large"
+                                : v != 0 && fabs(v) < FLT_MIN ? "too small"
+                                                              : NULL;
+            if (range) {
+                fail(err, err_size, "row %d, value %d: '%.*s' is %s for a float weight "
+                     "(0, or a magnitude from %.3g to %.3g)", rows + 1, in_row + 1,
+                     (int)(end - p < QUOTE_MAX ? end - p : QUOTE_MAX), p, range,
+                     (double)FLT_MIN, (double)FLT_MAX);
                 goto out;
             }
             if (count >= (size_t)INT_MAX / 2 || push(&values, &count, &capacity, (float)v)) {

@@ -5,8 +5,10 @@
  * Rows are separated by ';' or by line breaks; the values of a row by commas,
  * whitespace, or both ("1, 2, 1", "1 2 1" and "1,2,1" are the same row).
  * Blank rows are skipped and '#' starts a comment that runs to the end of the
- * line.  Every row must hold the same odd number of finite values, and the row
- * count must be odd.  Numbers are read with strtod() in the C locale.
+ * line.  Every row must hold the same odd number of values, and the row count
+ * must be odd.  Numbers are read with strtod() in the C locale; each must be a
+ * float other than a denormal: 0, or a magnitude from FLT_MIN to FLT_MAX
+ * (a device may flush denormals to 0).
  */
 #ifndef OCLCONV_KERNEL_TEXT_H
 #define OCLCONV_KERNEL_TEXT_H

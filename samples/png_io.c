@@ -19,6 +19,7 @@ typedef struct {
     size_t err_size;
     int have_reason; /* err already holds our own words; keep them */
     char warning[160]; /* libpng's last warning */
+    char iccp_warning[160]; /* its first about the iCCP chunk, without "iCCP: " */
 } io_state;
 
 static void say(io_state *st, const char *prefix, const char *msg)
@@ -49,6 +50,23 @@ static void on_warning(png_structp png, png_const_charp msg)
 {
     io_state *st = png_get_error_ptr(png);
     snprintf(st->warning, sizeof st->warning, "%s", msg);
+    if (strncmp(msg, "iCCP: ", 6) == 0 && !st->iccp_warning[0])
+        snprintf(st->iccp_warning, sizeof st->iccp_warning, "%s", msg + 6);
+}
+
+/* Says in pic->warning why libpng dropped the colour profile, when it did:
+ * a profile past the chunk limit, or one it found damaged. */
+static void note_dropped_profile(const io_state *st, png_io_picture *pic)
+{
+    const char *why = st->iccp_warning;
+    if (!*why || pic->iccp)
+        return;
+    if (strstr(why, "too large") || strstr(why, "exceeds application limits"))
+        snprintf(pic->warning, sizeof pic->warning,
+                 "colour profile (iCCP) dropped: larger than the %zu MiB limit on ancillary "
+                 "chunks", PNG_IO_MAX_CHUNK >> 20);
+    else
+        snprintf(pic->warning, sizeof pic->warning, "colour profile (iCCP) dropped: %s", why);
 }
 
 /* Replaces libpng's stdio reader so that a short file says "truncated" and a
@@ -249,6 +267,8 @@ int png_io_read(FILE *fp, png_io_picture *pic, char *err, size_t err_size)
     free(st.rows);
     if (rc)
         png_io_free(pic);
+    else
+        note_dropped_profile(&st, pic);
     return rc;
 }
 

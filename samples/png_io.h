@@ -8,9 +8,11 @@
  * channels of U8 or U16.
  *
  * Hostile files are refused before anything large is allocated: a side over
- * PNG_IO_MAX_SIDE, a decoded image over PNG_IO_MAX_BYTES, an ancillary chunk
- * over PNG_IO_MAX_CHUNK.  Nothing here prints; every failure comes back as a
- * one-line reason.
+ * PNG_IO_MAX_SIDE or a decoded image over PNG_IO_MAX_BYTES.  An ancillary
+ * chunk over PNG_IO_MAX_CHUNK (its data, or an iCCP profile inflated) is
+ * skipped unread; when that, or damage libpng finds, drops the colour
+ * profile, the picture's `warning` says so.  Nothing here prints; every
+ * failure comes back as a one-line reason.
  */
 #ifndef OCLCONV_PNG_IO_H
 #define OCLCONV_PNG_IO_H
@@ -38,6 +40,7 @@ typedef struct {
     char *iccp_name;     /* from malloc, NULL when there is no iCCP chunk */
     unsigned char *iccp; /* the profile, from malloc */
     size_t iccp_size;
+    char warning[200];   /* what reading dropped, for the caller to say; "" */
 } png_io_picture;
 
 /* Reads one PNG from `fp` (positioned at its start) into *pic; the file must

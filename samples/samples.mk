@@ -3,8 +3,10 @@
 # LDLIBS_CL, TESTS, BINDIR, MANDIR and DESTDIR.
 
 SAMPLES_CFLAGS = $(ALL_CFLAGS) -Iinclude -Isamples
-CLI_SRC := samples/oclconv.c samples/png_io.c samples/kernel_text.c
-CLI_HDR := samples/png_io.h samples/kernel_text.h include/oclconv.h
+CLI_SRC := samples/oclconv.c samples/cli_options.c samples/cli_run.c samples/output_file.c \
+    samples/png_io.c samples/kernel_text.c
+CLI_HDR := samples/cli_options.h samples/cli_run.h samples/output_file.h samples/png_io.h \
+    samples/kernel_text.h include/oclconv.h
 LDLIBS_PNG := -lpng
 
 all: $(BUILD)/oclconv $(BUILD)/blur_example
@@ -22,13 +24,17 @@ $(BUILD)/contact_sheet: samples/contact_sheet.c samples/png_io.c samples/png_io.
 	$(CC) $(SAMPLES_CFLAGS) $(LDFLAGS) -o $@ samples/contact_sheet.c samples/png_io.c \
 	    $(LDLIBS_PNG) -lm
 
-# Overrides the top Makefile's pattern rule: this test also needs libpng, the
-# command's PNG and kernel-text code, and the command itself.
-$(BUILD)/tests/test_cli: tests/test_cli.c samples/png_io.c samples/kernel_text.c $(CLI_HDR) \
+# The command's tests (tests/test_cli*.c) share a harness that runs it and
+# test pictures written with libpng.  This static pattern rule overrides the
+# top Makefile's pattern rule for them: they also need libpng, the command's
+# PNG and kernel-text code, and the command itself.
+CLI_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_cli*.c))
+CLI_TEST_SRC := tests/cli_harness.c tests/cli_pictures.c samples/png_io.c samples/kernel_text.c
+
+$(CLI_TESTS): $(BUILD)/tests/%: tests/%.c $(CLI_TEST_SRC) tests/cli_harness.h $(CLI_HDR) \
         $(TEST_COMMON) $(TEST_HDR) $(LIB_A) $(BUILD)/oclconv | $(BUILD)/tests
 	$(CC) $(ALL_CFLAGS) -Werror -Iinclude -Itests -Isamples $(LDFLAGS) -o $@ $< \
-	    samples/png_io.c samples/kernel_text.c $(TEST_COMMON) $(LIB_A) $(LDLIBS_PNG) \
-	    $(LDLIBS_CL)
+	    $(CLI_TEST_SRC) $(TEST_COMMON) $(LIB_A) $(LDLIBS_PNG) -lz $(LDLIBS_CL)
 
 DEMO_INPUT := samples/data/astronaut.png
 DEMO_FILTERS := gaussian box sharpen emboss laplacian sobel-x sobel-y
