@@ -83,6 +83,7 @@ $(BUILD)/tests/test_%: tests/test_%.c $(TEST_COMMON) $(TEST_HDR) $(LIB_A) | $(BU
 include samples/samples.mk
 include bench/bench.mk
 include tests/fuzz/fuzz.mk
+include python/python.mk
 
 # Tests run hermetically: PoCL's kernel cache lives in the build folder.
 ## check: build everything and run every test program (exit 77 = skipped)
