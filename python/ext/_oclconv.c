@@ -27,9 +27,11 @@ PyObject *pyoclconv_raise(oclconv_status s, const char *detail)
     size_t n = detail ? strlen(detail) : 0;
     while (n > 0 && (detail[n - 1] == '\n' || detail[n - 1] == ' '))
         n--;
-    if (n > 0)
-        PyErr_Format(cls, "%s: %.*s", oclconv_strerror(s), (int)n, detail);
-    else
+    PyObject *text = n > 0 ? PyUnicode_DecodeUTF8(detail, (Py_ssize_t)n, "replace") : NULL;
+    if (text) {
+        PyErr_Format(cls, "%s: %U", oclconv_strerror(s), text);
+        Py_DECREF(text);
+    } else
         PyErr_SetString(cls, oclconv_strerror(s));
     return NULL;
 }
@@ -88,7 +90,8 @@ static int float_buffer(PyObject *obj, Py_buffer *b, Py_ssize_t n, const char *w
 {
     if (PyObject_GetBuffer(obj, b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
         return 0;
-    if (strcmp(b->format, "f") != 0 || b->len != n * (Py_ssize_t)sizeof(float)) {
+    const char *f = pyoclconv_native_format(b->format);
+    if (!f || strcmp(f, "f") != 0 || b->len != n * (Py_ssize_t)sizeof(float)) {
         PyErr_Format(PyExc_ValueError, "%s: expected %zd contiguous float32 values", what, n);
         PyBuffer_Release(b);
         return 0;
@@ -129,7 +132,8 @@ static PyObject *filter_new_separable(PyObject *self, PyObject *args)
     }
     Py_ssize_t nr = br.len / (Py_ssize_t)sizeof(float), nc = bc.len / (Py_ssize_t)sizeof(float);
     PyObject *res = NULL;
-    if (strcmp(br.format, "f") != 0 || strcmp(bc.format, "f") != 0)
+    const char *fr = pyoclconv_native_format(br.format), *fc = pyoclconv_native_format(bc.format);
+    if (!fr || !fc || strcmp(fr, "f") != 0 || strcmp(fc, "f") != 0)
         PyErr_SetString(PyExc_ValueError, "row and col: expected contiguous float32 values");
     else if (nr > INT_MAX || nc > INT_MAX)
         pyoclconv_raise(OCLCONV_E_INVALID_ARG, "too many taps");

@@ -12,6 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *pyoclconv_native_format(const char *f)
+{
+    if (!f)
+        return "B";
+    if (f[0] == '@' || f[0] == '=' || f[0] == (PY_LITTLE_ENDIAN ? '<' : '>'))
+        return f + 1;
+    if (f[0] == '<' || f[0] == '>' || f[0] == '!')
+        return NULL;
+    return f;
+}
+
 /* One side of the call: the caller's view and how the library sees it. */
 typedef struct {
     Py_buffer view;
@@ -38,11 +49,13 @@ static const char *format_name(const char *f)
 static int describe(side *s, const char *what)
 {
     Py_buffer *v = &s->view;
-    const char *f = v->format ? v->format : "B";
-    if (f[0] == '@' || f[0] == '=' || (f[0] == '<' && PY_LITTLE_ENDIAN) ||
-        (f[0] == '>' && !PY_LITTLE_ENDIAN))
-        f++;
+    const char *f = pyoclconv_native_format(v->format);
     Py_ssize_t item;
+    if (!f) {
+        PyErr_Format(PyExc_TypeError, "%s: data of the other byte order ('%s') is not "
+                     "accepted: convert it to native order", what, v->format);
+        return 0;
+    }
     if (strcmp(f, "B") == 0)
         s->img.type = OCLCONV_U8, item = 1;
     else if (strcmp(f, "H") == 0)

@@ -23,6 +23,10 @@ typedef struct {
 
 extern PyTypeObject pyoclconv_FilterType;
 
+/* A buffer format without its native byte-order prefix ('@', '=', or '<'
+ * on a little-endian host); NULL for a format of the other byte order. */
+const char *pyoclconv_native_format(const char *format);
+
 /* Raises the package's exception for status `s` with `detail`; returns NULL. */
 PyObject *pyoclconv_raise(oclconv_status s, const char *detail);
 
