@@ -12,6 +12,7 @@
 #include "module.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <string.h>
 
 /* Exception classes by -status, handed over by the package at import
@@ -99,6 +100,21 @@ static int float_buffer(PyObject *obj, Py_buffer *b, Py_ssize_t n, const char *w
     return 1;
 }
 
+/* The library reads weights as floats: a buffer off a float's alignment
+ * (one unpickled from a byte stream may be) is read from a copy. */
+static const float *aligned_floats(const Py_buffer *b, float **copy)
+{
+    *copy = NULL;
+    if ((uintptr_t)b->buf % _Alignof(float) == 0)
+        return b->buf;
+    if (!(*copy = PyMem_Malloc(b->len > 0 ? (size_t)b->len : 1))) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    memcpy(*copy, b->buf, (size_t)b->len);
+    return *copy;
+}
+
 static PyObject *filter_new_2d(PyObject *self, PyObject *args)
 {
     PyObject *cls, *w;
@@ -111,10 +127,17 @@ static PyObject *filter_new_2d(PyObject *self, PyObject *args)
         return pyoclconv_raise(OCLCONV_E_INVALID_ARG, "filter width and height must be positive");
     if (!float_buffer(w, &b, (Py_ssize_t)width * height, "weights"))
         return NULL;
-    oclconv_filter *f = NULL;
-    oclconv_status s = oclconv_filter_create(width, height, b.buf, &f);
+    float *copy;
+    const float *w32 = aligned_floats(&b, &copy);
+    PyObject *res = NULL;
+    if (w32) {
+        oclconv_filter *f = NULL;
+        oclconv_status s = oclconv_filter_create(width, height, w32, &f);
+        res = wrap_filter(cls, s, f);
+    }
+    PyMem_Free(copy);
     PyBuffer_Release(&b);
-    return wrap_filter(cls, s, f);
+    return res;
 }
 
 static PyObject *filter_new_separable(PyObject *self, PyObject *args)
@@ -138,9 +161,16 @@ static PyObject *filter_new_separable(PyObject *self, PyObject *args)
     else if (nr > INT_MAX || nc > INT_MAX)
         pyoclconv_raise(OCLCONV_E_INVALID_ARG, "too many taps");
     else {
-        oclconv_filter *f = NULL;
-        oclconv_status s = oclconv_filter_separable((int)nr, br.buf, (int)nc, bc.buf, &f);
-        res = wrap_filter(cls, s, f);
+        float *rcopy, *ccopy = NULL;
+        const float *r32 = aligned_floats(&br, &rcopy);
+        const float *c32 = r32 ? aligned_floats(&bc, &ccopy) : NULL;
+        if (c32) {
+            oclconv_filter *f = NULL;
+            oclconv_status s = oclconv_filter_separable((int)nr, r32, (int)nc, c32, &f);
+            res = wrap_filter(cls, s, f);
+        }
+        PyMem_Free(rcopy);
+        PyMem_Free(ccopy);
     }
     PyBuffer_Release(&br);
     PyBuffer_Release(&bc);

@@ -63,7 +63,7 @@ def apply(image, filter, border="clamp", border_value=0.0, scale=1.0, delta=0.0,
 def _named(name, image, args, mode, cval, output, method):
     x = da.asarray(image)
     spec = _nd._plan(name, _nd._ndim(x), *args)
-    f = Filter(spec) if isinstance(spec, np.ndarray) else Filter.separable(*spec)
+    f = _nd.filter_of(spec)
     return apply(x, f, _nd.border_of(mode, cval), cval, method=method,
                  dtype=x.dtype if output is None else output)
 

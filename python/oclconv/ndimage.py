@@ -21,6 +21,8 @@ Differences from SciPy, all in one place:
 - inputs and outputs are uint8, uint16 or float32 only;
 - keyword-only `method=` pins the library's kernel ('auto' by default).
 """
+import functools
+
 import numpy as np
 
 from . import Filter, InvalidArgument, _dtype, apply
@@ -109,13 +111,30 @@ def _one_axis(taps, axis):
     return (one, taps) if axis == 0 else (taps, one)
 
 
+@functools.lru_cache(maxsize=64)
+def _cached_filter(kind, a, b, shape):
+    if kind == "2d":
+        return Filter(np.frombuffer(a).reshape(shape))
+    return Filter.separable(np.frombuffer(a), np.frombuffer(b))
+
+
+def filter_of(spec):
+    """The Filter for a 2-D weight array or (row, col) taps; the last few are
+    kept, so repeated calls with the same parameters make no new filter."""
+    if isinstance(spec, np.ndarray):
+        w = np.ascontiguousarray(spec, dtype=np.float64)
+        return _cached_filter("2d", w.tobytes(), None, w.shape)
+    row, col = (np.ascontiguousarray(t, dtype=np.float64).ravel() for t in spec)
+    return _cached_filter("separable", row.tobytes(), col.tobytes(), None)
+
+
 def _run(input, spec, output, mode, cval, method):
     """Applies spec, a 2-D weight array or (row, col) taps, with SciPy's
     output rule: None means input's dtype, a dtype a new array, an array
     is written."""
     border = border_of(mode, cval)
     image = np.asarray(input)
-    f = Filter(spec) if isinstance(spec, np.ndarray) else Filter.separable(*spec)
+    f = filter_of(spec)
     if output is None or isinstance(output, (type, np.dtype, str)):
         dt = _dtype(image.dtype if output is None else output,
                     "input dtype" if output is None else "output dtype")

@@ -1,5 +1,6 @@
 """The native layer: Context.apply on every type, channel count and border,
 strided views, out=, errors, threads."""
+import pickle
 import threading
 import time
 
@@ -56,6 +57,24 @@ def test_builtin_filters_and_last_method(ctx):
     assert f.radius == (1, 2)
     assert np.allclose(oclconv.Filter.sharpen(0.5).weights.sum(), 1)
     assert np.allclose(oclconv.Filter.emboss().weights.sum(), 1)
+
+
+def test_filters_travel_between_processes():
+    # Rebuilt from how they were made: the very same weights.
+    for f in (oclconv.Filter(W53), oclconv.Filter.separable([1, 2, 1], [0.25, 0.5, 0.25]),
+              oclconv.Filter.gaussian((1.0, 2.0)), oclconv.Filter.box(2), oclconv.Filter.sobel_x(),
+              oclconv.Filter.sharpen(0.3)):
+        g = pickle.loads(pickle.dumps(f, protocol=5))
+        assert type(g) is oclconv.Filter and np.array_equal(g.weights, f.weights)
+    # Weights off a float's alignment, as unpickling from a stream may leave them.
+    raw = np.zeros(15 * 4 + 1, np.uint8)
+    odd = np.ndarray(15, np.float32, buffer=raw, offset=1)
+    odd[:] = W53.ravel()
+    assert odd.ctypes.data % 4 != 0
+    f = oclconv.Filter._make("filter_2d", odd, 5, 3)
+    g = oclconv.Filter._make("filter_separable", odd[:5], odd[5:8])
+    assert np.array_equal(f.weights, W53.astype(np.float64))
+    assert np.array_equal(g.weights, np.outer(odd[5:8].astype(np.float64), odd[:5]))
 
 
 # ---- strides: views run as they lie or through one packed copy -----------------
