@@ -19,7 +19,7 @@ PY_SOURCES := $(wildcard python/oclconv/*.py)
 PY_COPIES := $(if $(filter python,$(PY_ROOT)),,$(PY_SOURCES:python/%=$(PY_ROOT)/%))
 PY_SANITIZED := $(if $(findstring -fsanitize=address,$(CFLAGS)),1,)
 
-.PHONY: python python-check python-sanitize
+.PHONY: python python-check python-sanitize python-clean
 ## python: the Python package's extension module, in place (PYTHON=/usr/bin/python3)
 python: $(PY_EXT) $(PY_COPIES)
 
@@ -55,3 +55,9 @@ python-sanitize:
 	$(SANITIZER_ENV) $(MAKE) BUILD=build-sanitize \
 	    CFLAGS="$(SANITIZER_FLAGS) -fsanitize=address,undefined" \
 	    LDFLAGS="-fsanitize=address,undefined" python-check
+
+## python-clean: the in-place module and what pip leaves in python/ (make clean does it too)
+python-clean:
+	rm -rf python/oclconv/_oclconv*.so python/build python/*.egg-info
+
+clean: python-clean

@@ -354,7 +354,12 @@ static PyObject *context_device_name(ContextObject *self, void *closure)
     (void)closure;
     if (!check_open(self))
         return NULL;
-    return PyUnicode_FromString(oclconv_device_name(self->ctx));
+    lock_context(self);
+    PyObject *name = self->ctx ? PyUnicode_FromString(oclconv_device_name(self->ctx)) : NULL;
+    PyThread_release_lock(self->lock);
+    if (!name && !PyErr_Occurred())
+        PyErr_SetString(PyExc_ValueError, "the context is closed");
+    return name;
 }
 
 static PyObject *context_last_method(ContextObject *self, void *closure)
