@@ -16,8 +16,8 @@ Differences from SciPy, all in one place:
 - an integer result is rounded half to even and saturated once, from a
   float sum (as OpenCV and oclconv do), where SciPy truncates after every
   pass of a separable filter and wraps on overflow;
-- sums are float32 (the library's contract: within 1e-5 of the size of
-  their terms), where SciPy sums in float64;
+- sums may be float32 (float results lie within 1e-5 of the size of their
+  terms, the library's contract), where SciPy sums in float64;
 - inputs and outputs are uint8, uint16 or float32 only;
 - keyword-only `method=` pins the library's kernel ('auto' by default).
 """
