@@ -89,6 +89,7 @@ $(PATH_TESTS): tests/path_check.c tests/path_check.h
 include samples/samples.mk
 include bench/bench.mk
 include tests/fuzz/fuzz.mk
+include python/python.mk
 
 # Tests run hermetically: PoCL's kernel cache lives in the build folder.
 ## check: build everything and run every test program (exit 77 = skipped)

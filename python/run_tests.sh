@@ -1,0 +1,27 @@
+#!/bin/sh
+# Runs the Python package's tests (python/tests) on the module built in
+# $PY_ROOT/oclconv.  Exit 0 pass, 77 skipped (what is missing is printed),
+# anything else fails.  Under a sanitizer build the interpreter preloads
+# the ASan runtime, which must come first; leaks are not checked (the
+# interpreter itself keeps memory until exit on purpose).
+here=$(cd "$(dirname "$0")" && pwd)
+set -- "$here/tests" "$@"
+if ! ls "$PY_ROOT"/oclconv/_oclconv*.so >/dev/null 2>&1; then
+    echo "the extension module was not built: $PYTHON's headers are missing (Debian: python3-dev)"
+    exit 77
+fi
+for mod in numpy pytest; do
+    if ! "$PYTHON" -c "import $mod" 2>/dev/null; then
+        echo "$PYTHON cannot import $mod (Debian: python3-$mod)"
+        exit 77
+    fi
+done
+if [ -n "$PY_SANITIZED" ]; then
+    LD_PRELOAD=$("${CC:-cc}" -print-file-name=libasan.so)
+    export LD_PRELOAD
+    ASAN_OPTIONS=detect_leaks=0:use_sigaltstack=0:intercept_tls_get_addr=0
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+    export ASAN_OPTIONS UBSAN_OPTIONS
+fi
+cd "$PY_ROOT" && PYTHONPATH="$PY_ROOT${PYTHONPATH:+:$PYTHONPATH}" \
+    exec "$PYTHON" -B -m pytest -q -p no:cacheprovider "$@"
