@@ -33,8 +33,8 @@ $(PY_ROOT)/oclconv/%.py: python/oclconv/%.py
 	@mkdir -p $(@D)
 	cp $< $@
 
-# The tests as one more program for `make check`; exit 77 (skipped, with the
-# reason) where the interpreter lacks its headers, numpy or pytest.
+# The tests as one more program for `make check`; it fails, naming the
+# Debian package, where the interpreter lacks its headers or a module.
 $(BUILD)/tests/test_python: python/python.mk python/run_tests.sh | $(BUILD)/tests
 	printf '#!/bin/sh\nexec env PYTHON="%s" PY_ROOT="%s" PY_SANITIZED="%s" CC="%s" sh "%s" "$$@"\n' \
 	    '$(PYTHON)' '$(abspath $(PY_ROOT))' '$(PY_SANITIZED)' '$(CC)' '$(abspath python/run_tests.sh)' > $@

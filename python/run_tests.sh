@@ -1,19 +1,21 @@
 #!/bin/sh
 # Runs the Python package's tests (python/tests) on the module built in
-# $PY_ROOT/oclconv.  Exit 0 pass, 77 skipped (what is missing is printed),
-# anything else fails.  Under a sanitizer build the interpreter preloads
+# $PY_ROOT/oclconv.  Exit 0 pass, anything else fails; what is missing fails
+# the run too, named with its Debian package, as the C build asks for its own.
+# Under a sanitizer build the interpreter preloads
 # the ASan runtime, which must come first; leaks are not checked (the
 # interpreter itself keeps memory until exit on purpose).
 here=$(cd "$(dirname "$0")" && pwd)
 set -- "$here/tests" "$@"
 if ! ls "$PY_ROOT"/oclconv/_oclconv*.so >/dev/null 2>&1; then
     echo "the extension module was not built: $PYTHON's headers are missing (Debian: python3-dev)"
-    exit 77
+    exit 1
 fi
-for mod in numpy pytest; do
-    if ! "$PYTHON" -c "import $mod" 2>/dev/null; then
-        echo "$PYTHON cannot import $mod (Debian: python3-$mod)"
-        exit 77
+for mod in numpy:numpy pytest:pytest scipy:scipy skimage:skimage dask:dask \
+    distributed:distributed; do
+    if ! "$PYTHON" -c "import ${mod%%:*}" 2>/dev/null; then
+        echo "$PYTHON cannot import ${mod%%:*} (Debian: apt-get install python3-${mod#*:})"
+        exit 1
     fi
 done
 if [ -n "$PY_SANITIZED" ]; then

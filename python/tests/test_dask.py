@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-da = pytest.importorskip("dask.array")
-dask = pytest.importorskip("dask")
+import dask.array as da
+import dask
 
 import oclconv                                             # noqa: E402
 import oclconv.dask as od                                  # noqa: E402
@@ -93,7 +93,7 @@ def test_bad_input_is_refused_before_anything_runs():
 
 @pytest.mark.filterwarnings("ignore:make_current is deprecated:DeprecationWarning")
 def test_local_cluster_of_two_processes():
-    distributed = pytest.importorskip("distributed")
+    import distributed
     img = random_image((64, 48, 3), "uint8", seed=50)
     f = oclconv.Filter(W53)
     want, method = pinned_whole(img, f, border="reflect")

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-scipy_ndimage = pytest.importorskip("scipy.ndimage")
-skimage_data = pytest.importorskip("skimage.data")
+import scipy.ndimage as scipy_ndimage
+import skimage.data as skimage_data
 
 import oclconv.ndimage as nd                               # noqa: E402
 from conftest import E, W, assert_matches                  # noqa: E402
