@@ -200,8 +200,10 @@ def bench_ndimage(reps, size, clib):
             row.append("%.1f" % (1e3 * median_time(cv2_call(img, name, cv_arg), reps))
                        if cv2 else "-")
             if cnd:
+                cargs = [cp.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
+
                 def cupy_call():
-                    r = getattr(cnd, name)(cp.asarray(img), *args)
+                    r = getattr(cnd, name)(cp.asarray(img), *cargs)
                     return cp.asnumpy(r)
                 row.append("%.1f" % (1e3 * median_time(cupy_call, reps)))
             else:
