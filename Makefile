@@ -92,13 +92,16 @@ include tests/fuzz/fuzz.mk
 include python/python.mk
 
 # Tests run hermetically: PoCL's kernel cache lives in the build folder.
+# The sanitizer builds share the plain build's: their kernels are the same
+# programs, and only the host code is instrumented.
+POCL_CACHE ?= $(BUILD)/pocl-cache
 ## check: build everything and run every test program (exit 77 = skipped)
 # The programs build side by side unless make was given its own -j.
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 check:
 	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC)) all $(TESTS)
-	@mkdir -p $(BUILD)/pocl-cache
-	@POCL_CACHE_DIR=$(abspath $(BUILD)/pocl-cache) OCLCONV_BUILD=$(BUILD) CC="$(CC)" \
+	@mkdir -p $(POCL_CACHE)
+	@POCL_CACHE_DIR=$(abspath $(POCL_CACHE)) OCLCONV_BUILD=$(BUILD) CC="$(CC)" \
 	    TEST_LDFLAGS="$(LDFLAGS)" sh tests/run_tests.sh $(TESTS)
 
 # use_sigaltstack=0: with eight threads each driving PoCL, ASan's own
@@ -110,27 +113,28 @@ check:
 SANITIZER_ENV := ASAN_OPTIONS=detect_leaks=1:use_sigaltstack=0:intercept_tls_get_addr=0 \
     LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0:intercept_tls_get_addr=0
 SANITIZER_FLAGS := -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=all
+SANITIZER_CACHE := POCL_CACHE=$(abspath build/pocl-cache)
 
 ## asan: rebuild in build-asan with AddressSanitizer and run the tests
 asan:
-	$(SANITIZER_ENV) $(MAKE) BUILD=build-asan CFLAGS="$(SANITIZER_FLAGS) -fsanitize=address" \
+	$(SANITIZER_ENV) $(MAKE) BUILD=build-asan $(SANITIZER_CACHE) CFLAGS="$(SANITIZER_FLAGS) -fsanitize=address" \
 	    LDFLAGS="-fsanitize=address" check
 
 ## ubsan: rebuild in build-ubsan with UndefinedBehaviorSanitizer and run the tests
 ubsan:
-	$(SANITIZER_ENV) $(MAKE) BUILD=build-ubsan CFLAGS="$(SANITIZER_FLAGS) -fsanitize=undefined" \
+	$(SANITIZER_ENV) $(MAKE) BUILD=build-ubsan $(SANITIZER_CACHE) CFLAGS="$(SANITIZER_FLAGS) -fsanitize=undefined" \
 	    LDFLAGS="-fsanitize=undefined" check
 
 ## sanitize: both sanitizers in one build (build-sanitize), as CI runs them
 sanitize:
-	$(SANITIZER_ENV) $(MAKE) BUILD=build-sanitize \
+	$(SANITIZER_ENV) $(MAKE) BUILD=build-sanitize $(SANITIZER_CACHE) \
 	    CFLAGS="$(SANITIZER_FLAGS) -fsanitize=address,undefined" \
 	    LDFLAGS="-fsanitize=address,undefined" check
 
 ## valgrind: the API tests under valgrind, leaks inside the OpenCL runtime suppressed (tests/valgrind.supp)
 valgrind: $(BUILD)/tests/test_api
-	@mkdir -p $(BUILD)/pocl-cache
-	POCL_CACHE_DIR=$(abspath $(BUILD)/pocl-cache) valgrind --error-exitcode=9 --leak-check=full \
+	@mkdir -p $(POCL_CACHE)
+	POCL_CACHE_DIR=$(abspath $(POCL_CACHE)) valgrind --error-exitcode=9 --leak-check=full \
 	    --errors-for-leak-kinds=definite --suppressions=tests/valgrind.supp $(BUILD)/tests/test_api
 
 # ---- install ---------------------------------------------------------------

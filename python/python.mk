@@ -47,12 +47,12 @@ endif
 
 ## python-check: the Python package's tests alone
 python-check: python $(BUILD)/tests/test_python
-	@mkdir -p $(BUILD)/pocl-cache
-	POCL_CACHE_DIR=$(abspath $(BUILD)/pocl-cache) $(BUILD)/tests/test_python
+	@mkdir -p $(POCL_CACHE)
+	POCL_CACHE_DIR=$(abspath $(POCL_CACHE)) $(BUILD)/tests/test_python
 
 ## python-sanitize: the library and the extension with ASan and UBSan (build-sanitize), then the Python tests
 python-sanitize:
-	$(SANITIZER_ENV) $(MAKE) BUILD=build-sanitize \
+	$(SANITIZER_ENV) $(MAKE) BUILD=build-sanitize $(SANITIZER_CACHE) \
 	    CFLAGS="$(SANITIZER_FLAGS) -fsanitize=address,undefined" \
 	    LDFLAGS="-fsanitize=address,undefined" python-check
 
