@@ -309,41 +309,6 @@ static int signal_mid_batch(int sig, int ignored, const char *dir, int *fifo_kep
     return rc;
 }
 
-/* SIGHUP sent every 100 microseconds through a whole batch that builds a
- * program for each file, the command having inherited it ignored: every
- * file is written.  (An OpenCL compiler in the process may install its own
- * handler over SIG_IGN; one arriving in a build must not fail it.) */
-static void test_signal_storm(void)
-{
-    const char *args[] = {"-o", at("storm"), input("gray8"), input("rgb8"), input("rgba8"),
-                          input("ga16"), input("gray16"), input("rgb16")};
-    const int n = (int)(sizeof args / sizeof args[0]);
-    int err_fd, hidden;
-    pid_t pid = cli_start(n, args, SIGHUP, &err_fd);
-    fflush(NULL);
-    pid_t storm = fork();
-    if (storm < 0)
-        hard_error("fork", "storm");
-    if (storm == 0) {
-        const struct timespec pause = {0, 100000};
-        while (kill(pid, SIGHUP) == 0)
-            nanosleep(&pause, NULL);
-        _exit(0);
-    }
-    siginfo_t info;
-    waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT); /* the pid stays the command's */
-    kill(storm, SIGKILL);
-    waitpid(storm, NULL, 0);
-    int rc = cli_wait(pid);
-    ssize_t got = read(err_fd, cli_err, sizeof cli_err - 1);
-    cli_err[got > 0 ? got : 0] = '\0';
-    close(err_fd);
-    if (rc != 0)
-        TEST_FAIL_("SIGHUP storm: status %d, %s", rc, cli_err);
-    ASSERT_EQ(count_entries(at("storm"), &hidden), n - 2);
-    ASSERT_EQ(hidden, 0);
-}
-
 /* A signal the command inherits as ignored stays ignored (nohup, or '&'
  * in a script for SIGINT); one it does not ends it, and no temporary file
  * is left. */
@@ -387,7 +352,6 @@ int main(void)
     test_permissions(want, len);
     test_long_names();
     test_signals();
-    test_signal_storm();
 
     free(want);
     cli_pictures_free();
