@@ -164,6 +164,11 @@ typedef struct {
     oclconv_method method;  /* default OCLCONV_METHOD_AUTO */
     float scale;            /* out = scale * sum + delta; default 1 */
     float delta;            /* default 0 */
+    size_t max_device_bytes; /* the device memory a call may use for its
+                                buffers; 0 (default): OCLCONV_DEVICE_BYTES
+                                (bytes, or with a K, M or G suffix), else
+                                half the device's memory.  An image past it
+                                is filtered in strips of rows. */
 } oclconv_options;
 
 /*! oclconv_options_init() :
@@ -334,7 +339,11 @@ OCLCONV_API void oclconv_filter_destroy(oclconv_filter *f);
  *  and `dst` may share memory (in place): the result is as if they did not.
  *  `opt` NULL means the defaults of oclconv_options_init().
  *  Every argument is checked before any OpenCL work; on any failure `dst` is
- *  untouched and the reason is in oclconv_errmsg(ctx).
+ *  untouched and the reason is in oclconv_errmsg(ctx), except where an
+ *  image larger than the device memory the call may use runs in strips of
+ *  rows (oclconv_options.max_device_bytes) and the device fails after the
+ *  first strip was read back: the rows done hold their results, the others
+ *  what they held.
  *  Sums: integer results equal the exact result rounded half to even,
  *  except within 1e-3 of a tie; float results lie within 1e-5 of the size
  *  of their terms.  The planner bounds each path's rounding and range to
@@ -376,6 +385,47 @@ OCLCONV_API void oclconv_filter_destroy(oclconv_filter *f);
 OCLCONV_API oclconv_status oclconv_apply(oclconv_context *ctx, const oclconv_image *src,
                                          oclconv_image *dst, const oclconv_filter *f,
                                          const oclconv_options *opt);
+
+/* ====== Regions of a larger image ==================================== */
+/* Where a call's images lie in a larger image, the whole: its size, and
+ * the positions in it of the source's and the destination's first pixels. */
+typedef struct {
+    int width, height; /* the whole image */
+    int src_x, src_y;  /* the source's first pixel in the whole image */
+    int dst_x, dst_y;  /* the destination's first pixel in the whole image */
+} oclconv_region;
+
+/*! oclconv_apply_region() :
+ *  Filters the rectangle of a whole image that `dst` stands for, at
+ *  (dst_x, dst_y): the result is that rectangle of oclconv_apply() on the
+ *  whole image (OpenCV's ROI without BORDER_ISOLATED).  Pixels outside the
+ *  rectangle but inside the whole image are real data, read from `src`; the
+ *  border mode acts at the whole image's edges only.
+ *  What the caller supplies: `src` is the rectangle of the whole image at
+ *  (src_x, src_y), of its own width and height (a tile with its halo, a
+ *  strip, or all of it).  It must hold every pixel of the whole image that
+ *  the destination's windows read: the destination's rectangle grown by rx
+ *  = filter width / 2 columns and ry = filter height / 2 rows on each side,
+ *  cut to the whole image.  With the WRAP border the grown rectangle does
+ *  not stop at an edge but goes on at the far side, so a source that wraps
+ *  must hold those rows or columns too; one that spans the whole width (or
+ *  height) always does.  Both rectangles lie inside the whole image; a
+ *  missing pixel, or a rectangle outside, is OCLCONV_E_INVALID_ARG naming
+ *  the rows and columns needed, before any work.
+ *  Types, channels, options and statuses are those of oclconv_apply();
+ *  `src` and `dst` may share memory (the source is then copied first, in
+ *  host memory, where the call runs in more than one part).  Results agree
+ *  with the whole image's within the contract (the planner may choose
+ *  another path for another size; with the same path, integer results are
+ *  the same to the bit).  The call may run in parts of rows (strips, see
+ *  oclconv_options.max_device_bytes): if it fails after a part has been
+ *  read back, the rows of `dst` already done hold their results and the
+ *  others what they held; a failure found before any work (every argument
+ *  error, a strip that cannot fit) leaves `dst` untouched. */
+OCLCONV_API oclconv_status oclconv_apply_region(oclconv_context *ctx, const oclconv_image *src,
+                                                const oclconv_region *region, oclconv_image *dst,
+                                                const oclconv_filter *f,
+                                                const oclconv_options *opt);
 
 /* ====== Host memory the device reaches fastest ======================== */
 /*! oclconv_host_alloc() :

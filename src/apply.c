@@ -2,6 +2,7 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <string.h>
@@ -48,19 +49,24 @@ static oclconv_status read_options(oclconv_context *ctx, const oclconv_options *
     return OCLCONV_OK;
 }
 
-static oclconv_status validate(oclconv_context *ctx, oclconv__job *job, const oclconv_options *opt)
+/* Checks the images, the filter and the options; the images' sizes too
+ * where they must be the same (all but regions). */
+static oclconv_status validate(oclconv_context *ctx, oclconv__job *job, const oclconv_options *opt,
+                               int same_size)
 {
     oclconv_status s = oclconv__check_image(ctx, job->src, "source");
     if (s == OCLCONV_OK)
         s = oclconv__check_image(ctx, job->dst, "destination");
     if (s != OCLCONV_OK)
         return s;
-    if (job->src->width != job->dst->width || job->src->height != job->dst->height ||
+    if ((same_size && (job->src->width != job->dst->width ||
+                       job->src->height != job->dst->height)) ||
         job->src->channels != job->dst->channels)
         return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG,
-                             "source %dx%dx%d and destination %dx%dx%d differ in size or channels",
+                             "source %dx%dx%d and destination %dx%dx%d differ in %s",
                              job->src->width, job->src->height, job->src->channels,
-                             job->dst->width, job->dst->height, job->dst->channels);
+                             job->dst->width, job->dst->height, job->dst->channels,
+                             same_size ? "size or channels" : "channels");
     if (!job->filter)
         return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG, "filter is NULL");
     if ((s = read_options(ctx, opt, &job->opt)) != OCLCONV_OK)
@@ -82,37 +88,112 @@ static oclconv_status run_buffer_path(oclconv_context *ctx, const oclconv__job *
     }
 }
 
-oclconv_status oclconv_apply(oclconv_context *ctx, const oclconv_image *src, oclconv_image *dst,
-                             const oclconv_filter *f, const oclconv_options *opt)
+/* A host copy of an image, packed, for a call in parts whose destination
+ * shares its memory. */
+static oclconv_status stage(oclconv_context *ctx, const oclconv_image *src, oclconv_image *copy)
 {
-    if (!ctx)
-        return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG, "oclconv_apply: context is NULL");
+    *copy = *src;
+    copy->stride = 0;
+    size_t row = oclconv__packed_row(src);
+    copy->data = malloc(oclconv__image_bytes(copy));
+    if (!copy->data)
+        return oclconv__fail(ctx, OCLCONV_E_NOMEM,
+                             "out of host memory for a copy of the source (%zu bytes), which the "
+                             "destination overwrites part by part",
+                             oclconv__image_bytes(copy));
+    for (int y = 0; y < src->height; y++)
+        memcpy((char *)copy->data + row * (size_t)y,
+               (const char *)src->data + oclconv__row_stride(src) * (size_t)y, row);
+    return OCLCONV_OK;
+}
+
+/* The whole image in one part, as the paths take it. */
+static oclconv_status run_whole(oclconv_context *ctx, const oclconv__job *job)
+{
+    if (job->method == OCLCONV_METHOD_IMAGE)
+        return oclconv__run_image(ctx, job);
+    oclconv__io io;
+    oclconv_status s = oclconv__io_begin(ctx, job, &io);
+    if (s == OCLCONV_OK)
+        s = run_buffer_path(ctx, job, &io);
+    return oclconv__io_end(ctx, job, &io, s);
+}
+
+/* oclconv_apply() and oclconv_apply_region() (`where` NULL: the whole). */
+static oclconv_status apply_host(oclconv_context *ctx, const oclconv_image *src,
+                                 const oclconv_region *where, oclconv_image *dst,
+                                 const oclconv_filter *f, const oclconv_options *opt)
+{
     oclconv__clear_error(ctx);
     oclconv__job job = {0};
     job.src = src;
     job.dst = dst;
     job.filter = f;
-    oclconv_status s = validate(ctx, &job, opt);
-    if (s == OCLCONV_OK)
-        s = oclconv__plan(ctx, &job);
+    oclconv_status s = validate(ctx, &job, opt, where == NULL);
     if (s != OCLCONV_OK)
         return s;
-    int bands;
-    if (job.method == OCLCONV_METHOD_IMAGE) {
-        s = oclconv__run_image(ctx, &job);
-    } else if ((bands = oclconv__band_count(ctx, &job)) > 1) {
-        s = oclconv__run_bands(ctx, &job, bands, run_buffer_path);
+    oclconv__region r = {src, dst, src->width, src->height, 0, 0, 0, 0, 0, 1, 1};
+    if (where) {
+        r.width = where->width;
+        r.height = where->height;
+        r.src_x = where->src_x;
+        r.src_y = where->src_y;
+        r.dst_x = where->dst_x;
+        r.dst_y = where->dst_y;
+        if ((s = oclconv__region_check(ctx, &r, &job)) != OCLCONV_OK)
+            return s;
+    }
+    /* Planned as the image filtered in one part; parts of it take the plan. */
+    oclconv_image part_src, part_dst;
+    oclconv__region_image(&r, &job, 0, &part_src);
+    oclconv__region_image(&r, &job, 1, &part_dst);
+    int whole = part_src.width == src->width && part_src.height == src->height &&
+                dst->width == src->width && dst->height == src->height;
+    r.staged = oclconv__overlap(src, dst);
+    job.src = &part_src;
+    job.dst = &part_dst;
+    s = oclconv__plan(ctx, &job);
+    if (s == OCLCONV_OK)
+        s = oclconv__region_parts(ctx, &r, &job);
+    if (s != OCLCONV_OK)
+        return s;
+    oclconv_image staged = {0};
+    if (whole && r.parts == 1) {
+        job.src = src;
+        job.dst = dst;
+        s = run_whole(ctx, &job);
     } else {
-        oclconv__io io;
-        s = oclconv__io_begin(ctx, &job, &io);
+        if (r.staged && (s = stage(ctx, src, &staged)) == OCLCONV_OK)
+            r.src = &staged;
         if (s == OCLCONV_OK)
-            s = run_buffer_path(ctx, &job, &io);
-        s = oclconv__io_end(ctx, &job, &io, s);
+            s = oclconv__run_region(ctx, &r, &job, run_buffer_path);
+        free(staged.data);
     }
     oclconv__collect_kernel_time(ctx);
     if (s == OCLCONV_OK)
         ctx->last_method = job.method;
     return s;
+}
+
+oclconv_status oclconv_apply(oclconv_context *ctx, const oclconv_image *src, oclconv_image *dst,
+                             const oclconv_filter *f, const oclconv_options *opt)
+{
+    if (!ctx)
+        return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG, "oclconv_apply: context is NULL");
+    return apply_host(ctx, src, NULL, dst, f, opt);
+}
+
+oclconv_status oclconv_apply_region(oclconv_context *ctx, const oclconv_image *src,
+                                    const oclconv_region *region, oclconv_image *dst,
+                                    const oclconv_filter *f, const oclconv_options *opt)
+{
+    if (!ctx)
+        return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG, "oclconv_apply_region: context is NULL");
+    if (!region) {
+        oclconv__clear_error(ctx);
+        return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG, "oclconv_apply_region: region is NULL");
+    }
+    return apply_host(ctx, src, region, dst, f, opt);
 }
 
 /* ====== Device-resident images ======================================= */
@@ -233,7 +314,7 @@ oclconv_status oclconv_apply_cl(oclconv_context *ctx, const oclconv_cl_image *sr
     job.src = &src_d;
     job.dst = &dst_d;
     job.filter = f;
-    s = validate(ctx, &job, opt);
+    s = validate(ctx, &job, opt, 1);
     if (s == OCLCONV_OK)
         s = oclconv__plan(ctx, &job);
     if (s == OCLCONV_OK && job.method == OCLCONV_METHOD_IMAGE)

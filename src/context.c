@@ -28,6 +28,8 @@ static void gather_facts(oclconv_context *ctx)
                     NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof f->max_alloc,
                     &f->max_alloc, NULL);
+    clGetDeviceInfo(ctx->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof f->global_mem,
+                    &f->global_mem, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, sizeof f->max_constant,
                     &f->max_constant, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_PARAMETER_SIZE, sizeof f->max_param,

@@ -39,6 +39,7 @@ typedef struct {
     size_t max_work_item[3];
     cl_ulong local_mem;
     cl_ulong max_alloc;
+    cl_ulong global_mem;
     cl_ulong max_constant;
     size_t max_param; /* bytes of a kernel's arguments */
     size_t image2d_max_width, image2d_max_height;
@@ -48,7 +49,7 @@ typedef struct {
 
 typedef struct oclconv__program_cache oclconv__program_cache;
 
-/* The most bands of rows a call on host images runs in (bands.c). */
+/* The most buffer sets a call on host images runs its parts through (region.c). */
 #define OCLCONV_MAX_BANDS 8
 /* Scratch slots: 0 the source, 1 the destination, 2 a path's intermediate,
  * 3 the float box's check of its sums, then band k's source and
@@ -74,12 +75,13 @@ struct oclconv_context {
     oclconv__program_cache *programs;
     size_t programs_built;
     oclconv_method last_method;
-    cl_command_queue upload_queue; /* bands' uploads beside the queue's work (bands.c) */
+    cl_command_queue upload_queue; /* parts' uploads beside the queue's work (region.c) */
     cl_event kernel_events[OCLCONV_MAX_EVENTS]; /* the kernels of the call under way */
     int kernel_event_count;
     const cl_event *wait_list; /* what the call's first command waits for */
     cl_uint wait_count;
     double last_kernel_seconds;
+    double banked_seconds; /* of the call's kernels whose events are gone */
     cl_mem scratch[OCLCONV_SCRATCH_SLOTS]; /* device buffers reused between calls */
     size_t scratch_size[OCLCONV_SCRATCH_SLOTS];
     struct {                               /* weights uploaded lately, reused (transfer.c) */
@@ -242,13 +244,23 @@ size_t oclconv__image_bytes(const oclconv_image *img);
 size_t oclconv__largest_image(const oclconv__job *job);
 /* Whether two host images share any memory. */
 int oclconv__overlap(const oclconv_image *a, const oclconv_image *b);
-/* Rows first .. first + rows - 1 of a host image to (to_device) or from a
- * packed device buffer from its row at_row, on queue q after *wait (when
- * given).  With `done` the copy is left running and *done is its event;
- * else it has finished on return. */
-oclconv_status oclconv__copy_rows(oclconv_context *ctx, cl_command_queue q, cl_mem buf,
-                                 int at_row, const oclconv_image *img, int first, int rows,
-                                 int to_device, const cl_event *wait, cl_event *done);
+/* The bytes an image spans in host memory, from its first to its last. */
+size_t oclconv__image_span(const oclconv_image *img);
+/* A rectangle of bytes between a device buffer and host memory. */
+typedef struct {
+    cl_mem buf;
+    size_t buf_pitch, buf_x; /* the buffer's row pitch; the rectangle's first byte in a row */
+    int buf_row;             /* the rectangle's first row in the buffer */
+    char *host;              /* its first byte in host memory */
+    size_t host_pitch;
+    size_t width; /* bytes a row */
+    int rows;
+} oclconv__rect;
+/* Copies a rectangle to (to_device) or from the device on queue q after
+ * *wait (when given).  With `done` the copy is left running and *done is
+ * its event; else it has finished on return. */
+oclconv_status oclconv__copy(oclconv_context *ctx, cl_command_queue q, const oclconv__rect *r,
+                            int to_device, const cl_event *wait, cl_event *done);
 /* Flags for memory the library allocates on the device: on a device that
  * works in host memory, CL_MEM_ALLOC_HOST_PTR, so that the memory is had
  * when the object is made and a shortage fails that call (PoCL otherwise
@@ -269,19 +281,37 @@ oclconv_status oclconv__io_begin(oclconv_context *ctx, const oclconv__job *job, 
 oclconv_status oclconv__io_end(oclconv_context *ctx, const oclconv__job *job, oclconv__io *io,
                                oclconv_status status);
 
-/* ---- bands.c -------------------------------------------------------------- */
+/* ---- region.c ------------------------------------------------------------- */
 /* The kernels of a buffer path, from io->in to io->out. */
 typedef oclconv_status (*oclconv__path_fn)(oclconv_context *ctx, const oclconv__job *job,
                                            const oclconv__io *io);
-/* How many bands of rows a call on host images runs in: 1 (whole) unless
- * the device has memory of its own and the image is large, or
- * OCLCONV_BANDS asks; never for the image path, WRAP or images that share
- * memory. */
-int oclconv__band_count(const oclconv_context *ctx, const oclconv__job *job);
-/* Runs the job in n bands of rows, each band's copies overlapping the
- * others' (host memory in, host memory out). */
-oclconv_status oclconv__run_bands(oclconv_context *ctx, const oclconv__job *job, int n,
-                                  oclconv__path_fn run);
+/* A call on host images: the rectangle of a whole image that dst stands
+ * for, from the rectangle src holds (oclconv_region), run in parts. */
+typedef struct {
+    const oclconv_image *src; /* the caller's, or a host copy of it (staged) */
+    oclconv_image *dst;
+    int width, height;        /* the whole image */
+    int src_x, src_y, dst_x, dst_y;
+    int staged;
+    int parts, ring; /* parts of rows, and buffer sets they go through */
+} oclconv__region;
+/* Whether the region's images lie in the whole image and src holds every
+ * pixel dst's windows read. */
+oclconv_status oclconv__region_check(oclconv_context *ctx, const oclconv__region *r,
+                                     const oclconv__job *job);
+/* The image the region is filtered as when in one part: src's (which 0)
+ * or dst's type and channels, the grown rectangle's size. */
+void oclconv__region_image(const oclconv__region *r, const oclconv__job *job, int which,
+                           oclconv_image *out);
+/* Sets r->parts and r->ring for the planned job: bands where copies
+ * overlap, strips where the whole would pass the device bytes the call may
+ * use (options.max_device_bytes, OCLCONV_DEVICE_BYTES, half the device's
+ * memory) or its largest allocation. */
+oclconv_status oclconv__region_parts(oclconv_context *ctx, oclconv__region *r,
+                                     const oclconv__job *job);
+/* Runs the region's parts, each part's copies overlapping the others'. */
+oclconv_status oclconv__run_region(oclconv_context *ctx, const oclconv__region *r,
+                                   const oclconv__job *job, oclconv__path_fn run);
 
 /* Enqueues a 2-D range of at least gx x gy work-items in groups of the job's
  * local size (or the runtime's choice). */
@@ -293,6 +323,9 @@ oclconv_status oclconv__run_2d_local(oclconv_context *ctx, cl_kernel k, size_t g
 /* Sums the device time of the kernels the call enqueued into
  * ctx->last_kernel_seconds and forgets their events. */
 void oclconv__collect_kernel_time(oclconv_context *ctx);
+/* Keeps the time of the kernels enqueued so far for that sum, waiting for
+ * them, so that their event slots can be reused (many parts). */
+void oclconv__bank_kernel_time(oclconv_context *ctx);
 /* Forgets the call's kernel events without waiting for them; returns the
  * last one, retained, when `keep_last`. */
 cl_event oclconv__forget_kernel_events(oclconv_context *ctx, int keep_last);

@@ -82,26 +82,27 @@ oclconv_status oclconv__scratch(oclconv_context *ctx, int slot, size_t bytes, cl
     return OCLCONV_OK;
 }
 
-oclconv_status oclconv__copy_rows(oclconv_context *ctx, cl_command_queue q, cl_mem buf,
-                                 int at_row, const oclconv_image *img, int first, int rows,
-                                 int to_device, const cl_event *wait, cl_event *done)
+oclconv_status oclconv__copy(oclconv_context *ctx, cl_command_queue q, const oclconv__rect *r,
+                            int to_device, const cl_event *wait, cl_event *done)
 {
-    size_t row = oclconv__packed_row(img), stride = oclconv__row_stride(img);
     cl_bool blocking = done ? CL_FALSE : CL_TRUE;
     cl_uint waits = wait ? 1 : 0;
     cl_int err;
-    if (stride == row) {
-        size_t at = row * (size_t)at_row, bytes = row * (size_t)rows;
-        char *host = (char *)img->data + row * (size_t)first;
-        err = to_device ? clEnqueueWriteBuffer(q, buf, blocking, at, bytes, host, waits, wait, done)
-                        : clEnqueueReadBuffer(q, buf, blocking, at, bytes, host, waits, wait, done);
+    if (r->buf_x == 0 && r->buf_pitch == r->width && r->host_pitch == r->width) {
+        size_t at = r->buf_pitch * (size_t)r->buf_row, bytes = r->width * (size_t)r->rows;
+        err = to_device ? clEnqueueWriteBuffer(q, r->buf, blocking, at, bytes, r->host, waits,
+                                               wait, done)
+                        : clEnqueueReadBuffer(q, r->buf, blocking, at, bytes, r->host, waits,
+                                              wait, done);
     } else {
-        const size_t at[3] = {0, (size_t)at_row, 0}, host[3] = {0, (size_t)first, 0},
-                     region[3] = {row, (size_t)rows, 1};
-        err = to_device ? clEnqueueWriteBufferRect(q, buf, blocking, at, host, region, row, 0,
-                                                   stride, 0, img->data, waits, wait, done)
-                        : clEnqueueReadBufferRect(q, buf, blocking, at, host, region, row, 0,
-                                                  stride, 0, img->data, waits, wait, done);
+        const size_t at[3] = {r->buf_x, (size_t)r->buf_row, 0}, host[3] = {0, 0, 0},
+                     region[3] = {r->width, (size_t)r->rows, 1};
+        err = to_device ? clEnqueueWriteBufferRect(q, r->buf, blocking, at, host, region,
+                                                   r->buf_pitch, 0, r->host_pitch, 0, r->host,
+                                                   waits, wait, done)
+                        : clEnqueueReadBufferRect(q, r->buf, blocking, at, host, region,
+                                                  r->buf_pitch, 0, r->host_pitch, 0, r->host,
+                                                  waits, wait, done);
     }
     if (err != CL_SUCCESS)
         return oclconv__cl_fail(ctx, err, to_device ? "uploading the source (clEnqueueWriteBuffer)"
@@ -113,13 +114,19 @@ oclconv_status oclconv__copy_rows(oclconv_context *ctx, cl_command_queue q, cl_m
 static oclconv_status copy_rect(oclconv_context *ctx, cl_mem buf, const oclconv_image *img,
                                 int to_device)
 {
-    return oclconv__copy_rows(ctx, ctx->queue, buf, 0, img, 0, img->height, to_device, NULL,
-                              NULL);
+    size_t row = oclconv__packed_row(img);
+    oclconv__rect r = {buf, row, 0, 0, img->data, oclconv__row_stride(img), row, img->height};
+    return oclconv__copy(ctx, ctx->queue, &r, to_device, NULL, NULL);
 }
 
 size_t oclconv__image_bytes(const oclconv_image *img)
 {
     return oclconv__packed_row(img) * (size_t)img->height;
+}
+
+size_t oclconv__image_span(const oclconv_image *img)
+{
+    return oclconv__row_stride(img) * (size_t)(img->height - 1) + oclconv__packed_row(img);
 }
 
 size_t oclconv__largest_image(const oclconv__job *job)
@@ -342,7 +349,9 @@ oclconv_status oclconv__run_2d_local(oclconv_context *ctx, cl_kernel k, size_t g
     return OCLCONV_OK;
 }
 
-void oclconv__collect_kernel_time(oclconv_context *ctx)
+/* Sums the device time of the kernels enqueued so far into
+ * ctx->banked_seconds, waiting for them, and forgets their events. */
+static double kernel_time(oclconv_context *ctx)
 {
     double total = 0;
     for (int i = 0; i < ctx->kernel_event_count; i++) {
@@ -357,7 +366,18 @@ void oclconv__collect_kernel_time(oclconv_context *ctx)
         clReleaseEvent(ctx->kernel_events[i]);
     }
     ctx->kernel_event_count = 0;
-    ctx->last_kernel_seconds = total;
+    return total;
+}
+
+void oclconv__bank_kernel_time(oclconv_context *ctx)
+{
+    ctx->banked_seconds += kernel_time(ctx);
+}
+
+void oclconv__collect_kernel_time(oclconv_context *ctx)
+{
+    ctx->last_kernel_seconds = ctx->banked_seconds + kernel_time(ctx);
+    ctx->banked_seconds = 0;
 }
 
 cl_event oclconv__forget_kernel_events(oclconv_context *ctx, int keep_last)
@@ -371,5 +391,6 @@ cl_event oclconv__forget_kernel_events(oclconv_context *ctx, int keep_last)
         clReleaseEvent(ctx->kernel_events[i]);
     ctx->kernel_event_count = 0;
     ctx->last_kernel_seconds = 0;
+    ctx->banked_seconds = 0;
     return last;
 }

@@ -1,0 +1,446 @@
+/*
+ * Regions, strips and bands: a call on host images filters a rectangle of
+ * a whole image (all of it, for oclconv_apply()) in parts of rows.  A part
+ * is filtered as an image of its own: its destination rows and columns
+ * grown by the taps' reach, so that every result kept reads real pixels,
+ * or, across the whole image's edges, what the border makes there: the
+ * part image's edge is the whole image's edge (cut to it), or, for WRAP,
+ * the pixels it wraps to are laid beside it (runs, below).  The grown
+ * results are made and dropped.
+ *
+ * Parts exist for three reasons: a region (the caller's rectangle), strips
+ * (the buffers of the whole would pass what the call may use on the
+ * device), and bands (on a device with memory of its own, the copies of
+ * successive parts overlap: every part's upload goes on a second queue,
+ * the context's queue runs each part's kernels as soon as its rows are in,
+ * then reads its result back).  Parts go through a ring of buffer sets:
+ * the upload of part k + ring waits for part k's read-back.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Without a cap, a band for each 4 MB of the source, at most 4, where
+ * copies can overlap: each band adds commands and 2 RY rows (NVIDIA H100,
+ * pinned memory: 4K u8 gray best in 2 bands, 4K and 8K RGBA8 and f32 gray
+ * in 4, 1.2-1.5x whole). */
+#define DEFAULT_BANDS 4
+#define MIN_BAND_BYTES ((size_t)4 << 20)
+/* A direction of a part wraps around the whole image in at most this many
+ * runs; past it (taps reaching several times around), the part takes the
+ * whole extent and the kernels wrap. */
+#define MAX_RUNS 6
+
+/* A part's extent in one direction: runs of the whole image's positions
+ * side by side, and where the destination's first lies among them. */
+typedef struct {
+    int runs, from[MAX_RUNS], len[MAX_RUNS];
+    int size, out_at;
+} span;
+
+/* The span of destination positions d0 .. d1 - 1 of a whole of `whole`,
+ * the taps reaching `reach` on each side. */
+static void span_of(span *s, int wrap, int whole, int d0, int d1, int reach)
+{
+    long long e0 = (long long)d0 - reach, e1 = (long long)d1 + reach;
+    if (wrap && (d0 > 0 || d1 < whole)) {
+        long long p = e0;
+        for (s->runs = 0; p < e1 && s->runs < MAX_RUNS; s->runs++) {
+            int at = (int)((p % whole + whole) % whole);
+            long long len = e1 - p < whole - at ? e1 - p : whole - at;
+            s->from[s->runs] = at;
+            s->len[s->runs] = (int)len;
+            p += len;
+        }
+        if (p == e1) {
+            s->size = (int)(e1 - e0);
+            s->out_at = reach;
+            return;
+        }
+        e0 = 0; /* the whole extent: the kernels wrap within it */
+        e1 = whole;
+    }
+    e0 = e0 < 0 ? 0 : e0;
+    e1 = e1 > whole ? whole : e1;
+    s->runs = 1;
+    s->from[0] = (int)e0;
+    s->len[0] = s->size = (int)(e1 - e0);
+    s->out_at = d0 - (int)e0;
+}
+
+/* Whether every run lies in the source's positions first .. first + n - 1. */
+static int span_within(const span *s, int first, int n)
+{
+    for (int i = 0; i < s->runs; i++)
+        if (s->from[i] < first || s->from[i] + s->len[i] > first + n)
+            return 0;
+    return 1;
+}
+
+static int reach_x(const oclconv__job *job)
+{
+    return job->filter->width / 2;
+}
+
+static int reach_y(const oclconv__job *job)
+{
+    return job->filter->height / 2;
+}
+
+/* Part k's rows of the destination, of n. */
+static void part_rows(const oclconv__region *r, int k, int n, int *d0, int *d1)
+{
+    long long h = r->dst->height;
+    *d0 = r->dst_y + (int)(h * k / n);
+    *d1 = r->dst_y + (int)(h * (k + 1) / n);
+}
+
+static span row_span(const oclconv__region *r, const oclconv__job *job, int d0, int d1)
+{
+    span s;
+    span_of(&s, job->opt.border == OCLCONV_BORDER_WRAP, r->height, d0, d1, reach_y(job));
+    return s;
+}
+
+static span col_span(const oclconv__region *r, const oclconv__job *job)
+{
+    span s;
+    span_of(&s, job->opt.border == OCLCONV_BORDER_WRAP, r->width, r->dst_x,
+            r->dst_x + r->dst->width, reach_x(job));
+    return s;
+}
+
+oclconv_status oclconv__region_check(oclconv_context *ctx, const oclconv__region *r,
+                                     const oclconv__job *job)
+{
+    const oclconv_image *src = r->src, *dst = r->dst;
+    if (r->width <= 0 || r->height <= 0)
+        return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG, "region: the whole image %dx%d is empty",
+                             r->width, r->height);
+    if (r->src_x < 0 || r->src_y < 0 || r->src_x > r->width - src->width ||
+        r->src_y > r->height - src->height)
+        return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG,
+                             "region: the source %dx%d at (%d, %d) passes the whole image %dx%d",
+                             src->width, src->height, r->src_x, r->src_y, r->width, r->height);
+    if (r->dst_x < 0 || r->dst_y < 0 || r->dst_x > r->width - dst->width ||
+        r->dst_y > r->height - dst->height)
+        return oclconv__fail(
+            ctx, OCLCONV_E_INVALID_ARG,
+            "region: the destination %dx%d at (%d, %d) passes the whole image %dx%d", dst->width,
+            dst->height, r->dst_x, r->dst_y, r->width, r->height);
+    span sx = col_span(r, job), sy = row_span(r, job, r->dst_y, r->dst_y + dst->height);
+    if (!span_within(&sx, r->src_x, src->width) || !span_within(&sy, r->src_y, src->height))
+        return oclconv__fail(
+            ctx, OCLCONV_E_INVALID_ARG,
+            "region: the source %dx%d at (%d, %d) lacks pixels the destination's windows read: "
+            "columns %d..%d and rows %d..%d of the whole image%s",
+            src->width, src->height, r->src_x, r->src_y, sx.from[0],
+            sx.from[sx.runs - 1] + sx.len[sx.runs - 1] - 1, sy.from[0],
+            sy.from[sy.runs - 1] + sy.len[sy.runs - 1] - 1,
+            sx.runs > 1 || sy.runs > 1 ? " (with WRAP, across the edges)" : "");
+    return OCLCONV_OK;
+}
+
+void oclconv__region_image(const oclconv__region *r, const oclconv__job *job, int which,
+                           oclconv_image *out)
+{
+    span sx = col_span(r, job), sy = row_span(r, job, r->dst_y, r->dst_y + r->dst->height);
+    *out = which ? *r->dst : *r->src;
+    out->width = sx.size;
+    out->height = sy.size;
+    out->stride = 0;
+}
+
+/* The device bytes the call may use: options.max_device_bytes, else
+ * OCLCONV_DEVICE_BYTES (bytes, or with a K, M or G suffix), else half the
+ * device's memory. */
+static oclconv_status device_budget(oclconv_context *ctx, const oclconv__job *job, size_t *out)
+{
+    *out = job->opt.max_device_bytes;
+    if (*out)
+        return OCLCONV_OK;
+    const char *env = getenv("OCLCONV_DEVICE_BYTES");
+    if (env && *env) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(env, &end, 10);
+        int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+        if (shift)
+            end++;
+        if (errno || *end || end == env || v == 0 || v > (SIZE_MAX >> shift))
+            return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG,
+                                 "OCLCONV_DEVICE_BYTES=%s is not a positive size in bytes "
+                                 "(a K, M or G suffix allowed)", env);
+        *out = (size_t)v << shift;
+        return OCLCONV_OK;
+    }
+    *out = ctx->facts.global_mem ? (size_t)(ctx->facts.global_mem / 2) : SIZE_MAX;
+    return OCLCONV_OK;
+}
+
+/* Bytes a part's buffers take a row of the part image: source, result,
+ * and a path's intermediate (two passes, box sums; 8 bytes a value bounds
+ * every kind). */
+static void row_bytes(const oclconv__job *job, int width, size_t *io, size_t *mid)
+{
+    size_t values = (size_t)width * (size_t)job->src->channels;
+    *io = values * (oclconv__type_size(job->src->type) + oclconv__type_size(job->dst->type));
+    *mid = !job->fused || job->method == OCLCONV_METHOD_BOX ? (values + 16) * 8 : 0;
+}
+
+/* Bands where copies overlap: 1 (none) unless the device has memory of
+ * its own and both images are pinned, or OCLCONV_BANDS asks. */
+static int band_count(const oclconv_context *ctx, const oclconv__region *r,
+                      const oclconv__job *job)
+{
+    if (job->method == OCLCONV_METHOD_IMAGE || r->staged)
+        return 1;
+    const char *env = getenv("OCLCONV_BANDS");
+    int n;
+    if (env && *env) {
+        n = atoi(env);
+    } else if (ctx->facts.unified_memory ||
+               !oclconv__host_pinned(ctx, r->src->data, oclconv__image_span(r->src)) ||
+               !oclconv__host_pinned(ctx, r->dst->data, oclconv__image_span(r->dst))) {
+        return 1; /* from pageable memory the copies each way do not overlap */
+    } else {
+        n = (int)(oclconv__image_bytes(r->src) / MIN_BAND_BYTES);
+        n = n > DEFAULT_BANDS ? DEFAULT_BANDS : n;
+    }
+    n = n > OCLCONV_MAX_BANDS ? OCLCONV_MAX_BANDS : n;
+    return n < 1 ? 1 : n > r->dst->height ? r->dst->height : n;
+}
+
+oclconv_status oclconv__region_parts(oclconv_context *ctx, oclconv__region *r,
+                                     const oclconv__job *job)
+{
+    size_t budget, io, mid;
+    oclconv_status s = device_budget(ctx, job, &budget);
+    if (s != OCLCONV_OK)
+        return s;
+    span sx = col_span(r, job), sy = row_span(r, job, r->dst_y, r->dst_y + r->dst->height);
+    row_bytes(job, sx.size, &io, &mid);
+    size_t rows = (size_t)sy.size, max_alloc = ctx->facts.max_alloc;
+    size_t buffer_rows = max_alloc / (io > mid ? io : mid); /* each buffer <= max_alloc */
+    int bands = band_count(ctx, r, job);
+    if (rows * (io + mid) <= budget && rows <= buffer_rows) {
+        r->parts = r->ring = bands;
+        return OCLCONV_OK;
+    }
+    /* Strips in two buffer sets, one filtering while the other's copies run. */
+    size_t most = budget / (2 * io + mid), halo = 2 * (size_t)reach_y(job);
+    most = most < buffer_rows ? most : buffer_rows;
+    if (most <= halo)
+        return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                             "a strip of one row of %d pixels and its %zu rows of halo needs %zu "
+                             "bytes of device memory; the call may use %zu (%s)",
+                             sx.size, halo, (halo + 1) * (2 * io + mid), budget,
+                             job->opt.max_device_bytes ? "options.max_device_bytes"
+                             : getenv("OCLCONV_DEVICE_BYTES") ? "OCLCONV_DEVICE_BYTES"
+                                                              : "half the device's memory");
+    size_t per = most - halo, n = ((size_t)r->dst->height + per - 1) / per;
+    r->parts = n > (size_t)bands ? (int)n : bands;
+    r->ring = 2;
+    return OCLCONV_OK;
+}
+
+/* Copies the part's source runs to the device buffer `in`, on the upload
+ * queue after *wait; *done is the last copy's event. */
+static oclconv_status upload(oclconv_context *ctx, const oclconv__region *r, const span *sx,
+                             const span *sy, cl_mem in, const cl_event *wait, cl_event *done)
+{
+    const oclconv_image *src = r->src;
+    size_t px = oclconv__packed_row(src) / (size_t)src->width, stride = oclconv__row_stride(src);
+    size_t pitch = (size_t)sx->size * px;
+    oclconv_status s = OCLCONV_OK;
+    int at_y = 0;
+    for (int j = 0; j < sy->runs && s == OCLCONV_OK; at_y += sy->len[j++]) {
+        int at_x = 0;
+        for (int i = 0; i < sx->runs && s == OCLCONV_OK; at_x += sx->len[i++]) {
+            const char *host = (const char *)src->data +
+                               (size_t)(sy->from[j] - r->src_y) * stride +
+                               (size_t)(sx->from[i] - r->src_x) * px;
+            oclconv__rect rect = {in, pitch, (size_t)at_x * px, at_y, (char *)(uintptr_t)host, stride,
+                                  (size_t)sx->len[i] * px, sy->len[j]};
+            cl_event e = NULL;
+            s = oclconv__copy(ctx, ctx->upload_queue, &rect, 1, j + i == 0 ? wait : NULL, &e);
+            if (*done)
+                clReleaseEvent(*done);
+            *done = e;
+        }
+    }
+    return s;
+}
+
+/* The part's results from the device buffer `out` into the destination. */
+static oclconv_status read_back(oclconv_context *ctx, const oclconv__region *r, const span *sx,
+                                const span *sy, int d0, int d1, cl_mem out, cl_event *done)
+{
+    const oclconv_image *dst = r->dst;
+    size_t px = oclconv__packed_row(dst) / (size_t)dst->width, stride = oclconv__row_stride(dst);
+    oclconv__rect rect = {out, (size_t)sx->size * px, (size_t)sx->out_at * px, sy->out_at,
+                          (char *)dst->data + (size_t)(d0 - r->dst_y) * stride, stride,
+                          (size_t)dst->width * px, d1 - d0};
+    return oclconv__copy(ctx, ctx->queue, &rect, 0, NULL, done);
+}
+
+/* The job for a part image of sx.size x sy.size. */
+static oclconv__job part_job(const oclconv__job *job, const span *sx, const span *sy,
+                             oclconv_image *src, oclconv_image *dst)
+{
+    oclconv__job part = *job;
+    *src = *job->src;
+    *dst = *job->dst;
+    src->width = dst->width = sx->size;
+    src->height = dst->height = sy->size;
+    src->stride = dst->stride = 0;
+    part.src = src;
+    part.dst = dst;
+    return part;
+}
+
+/* Gathers a part's source runs into packed host memory at `to`. */
+static void gather(const oclconv__region *r, const span *sx, const span *sy, char *to)
+{
+    const oclconv_image *src = r->src;
+    size_t px = oclconv__packed_row(src) / (size_t)src->width, stride = oclconv__row_stride(src);
+    for (int j = 0; j < sy->runs; j++)
+        for (int y = sy->from[j]; y < sy->from[j] + sy->len[j]; y++)
+            for (int i = 0; i < sx->runs; i++) {
+                const char *row = (const char *)src->data + (size_t)(y - r->src_y) * stride;
+                size_t n = (size_t)sx->len[i] * px;
+                memcpy(to, row + (size_t)(sx->from[i] - r->src_x) * px, n);
+                to += n;
+            }
+}
+
+/* The image path's part: through host images of the part's size. */
+static oclconv_status image_part(oclconv_context *ctx, const oclconv__region *r,
+                                 const oclconv__job *job, const span *sx, const span *sy, int d0,
+                                 int d1)
+{
+    oclconv_image src, dst;
+    oclconv__job part = part_job(job, sx, sy, &src, &dst);
+    src.data = malloc(oclconv__image_bytes(&src));
+    dst.data = malloc(oclconv__image_bytes(&dst));
+    oclconv_status s = OCLCONV_OK;
+    if (!src.data || !dst.data)
+        s = oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of host memory for a part of the image");
+    if (s == OCLCONV_OK) {
+        gather(r, sx, sy, src.data);
+        s = oclconv__run_image(ctx, &part);
+    }
+    size_t px = oclconv__packed_row(&dst) / (size_t)dst.width;
+    for (int y = d0; s == OCLCONV_OK && y < d1; y++)
+        memcpy((char *)r->dst->data + (size_t)(y - r->dst_y) * oclconv__row_stride(r->dst),
+               (char *)dst.data + ((size_t)(sy->out_at + y - d0) * (size_t)dst.width +
+                                   (size_t)sx->out_at) * px,
+               (size_t)r->dst->width * px);
+    free(src.data);
+    free(dst.data);
+    return s;
+}
+
+static oclconv_status ensure_upload_queue(oclconv_context *ctx)
+{
+    if (ctx->upload_queue)
+        return OCLCONV_OK;
+    cl_int err;
+    ctx->upload_queue = clCreateCommandQueue(ctx->cl, ctx->device, 0, &err);
+    if (err == CL_SUCCESS)
+        return OCLCONV_OK;
+    ctx->upload_queue = NULL;
+    return oclconv__cl_fail(ctx, err, "clCreateCommandQueue (uploads)");
+}
+
+/* Part k's upload into ring set k % ring, after *wait. */
+static oclconv_status start_part(oclconv_context *ctx, const oclconv__region *r,
+                                 const oclconv__job *job, int k, const cl_event *wait,
+                                 cl_event *uploaded)
+{
+    int d0, d1, most0, most1, slot = OCLCONV_BAND_SLOT(k % r->ring);
+    part_rows(r, k, r->parts, &d0, &d1);
+    part_rows(r, 0, r->parts, &most0, &most1);
+    span sx = col_span(r, job), sy = row_span(r, job, d0, d1);
+    size_t io, mid, rows = (size_t)(most1 - most0 + 1) + 2 * (size_t)reach_y(job);
+    rows = rows > (size_t)sy.size ? rows : (size_t)sy.size;
+    row_bytes(job, sx.size, &io, &mid);
+    size_t in_row = oclconv__type_size(job->src->type) * (size_t)sx.size * job->src->channels;
+    cl_mem in, out;
+    oclconv_status s = oclconv__scratch(ctx, slot, in_row * rows, &in);
+    if (s == OCLCONV_OK)
+        s = oclconv__scratch(ctx, slot + 1, (io - in_row) * rows, &out);
+    if (s == OCLCONV_OK)
+        s = upload(ctx, r, &sx, &sy, in, wait, uploaded);
+    return s;
+}
+
+/* Part k's kernels after its upload, then its read-back (*read). */
+static oclconv_status finish_part(oclconv_context *ctx, const oclconv__region *r,
+                                  const oclconv__job *job, int k, const cl_event *uploaded,
+                                  oclconv__path_fn run, cl_event *read)
+{
+    int d0, d1, slot = OCLCONV_BAND_SLOT(k % r->ring);
+    part_rows(r, k, r->parts, &d0, &d1);
+    span sx = col_span(r, job), sy = row_span(r, job, d0, d1);
+    oclconv_image src, dst;
+    oclconv__job part = part_job(job, &sx, &sy, &src, &dst);
+    oclconv__io io = {ctx->scratch[slot], ctx->scratch[slot + 1], 0, 0};
+    ctx->wait_list = uploaded;
+    ctx->wait_count = 1;
+    oclconv_status s = run(ctx, &part, &io);
+    ctx->wait_list = NULL;
+    ctx->wait_count = 0;
+    if (s == OCLCONV_OK)
+        s = read_back(ctx, r, &sx, &sy, d0, d1, io.out, read);
+    if (ctx->kernel_event_count > OCLCONV_MAX_EVENTS - OCLCONV_MAX_KERNELS)
+        oclconv__bank_kernel_time(ctx);
+    return s;
+}
+
+oclconv_status oclconv__run_region(oclconv_context *ctx, const oclconv__region *r,
+                                   const oclconv__job *job, oclconv__path_fn run)
+{
+    int n = r->parts, ring = r->ring;
+    if (job->method == OCLCONV_METHOD_IMAGE) {
+        oclconv_status s = OCLCONV_OK;
+        for (int k = 0; k < n && s == OCLCONV_OK; k++) {
+            int d0, d1;
+            part_rows(r, k, n, &d0, &d1);
+            span sx = col_span(r, job), sy = row_span(r, job, d0, d1);
+            s = image_part(ctx, r, job, &sx, &sy, d0, d1);
+        }
+        return s;
+    }
+    cl_event uploaded[OCLCONV_MAX_BANDS] = {0};
+    oclconv_status s = ensure_upload_queue(ctx);
+    for (int k = 0; k < ring && k < n && s == OCLCONV_OK; k++)
+        s = start_part(ctx, r, job, k, NULL, &uploaded[k]);
+    if (s == OCLCONV_OK)
+        clFlush(ctx->upload_queue);
+    for (int k = 0; k < n && s == OCLCONV_OK; k++) {
+        cl_event read = NULL;
+        s = finish_part(ctx, r, job, k, &uploaded[k % ring], run, &read);
+        clReleaseEvent(uploaded[k % ring]);
+        uploaded[k % ring] = NULL;
+        if (s == OCLCONV_OK && k + ring < n) {
+            s = start_part(ctx, r, job, k + ring, &read, &uploaded[k % ring]);
+            clFlush(ctx->upload_queue);
+            clFlush(ctx->queue);
+        }
+        if (read)
+            clReleaseEvent(read);
+    }
+    /* Nothing may still touch the caller's memory, done or failed. */
+    cl_int err = ctx->upload_queue ? clFinish(ctx->upload_queue) : CL_SUCCESS;
+    cl_int err2 = clFinish(ctx->queue);
+    if (s == OCLCONV_OK && (err != CL_SUCCESS || err2 != CL_SUCCESS))
+        s = oclconv__cl_fail(ctx, err != CL_SUCCESS ? err : err2, "clFinish");
+    for (int k = 0; k < ring; k++)
+        if (uploaded[k])
+            clReleaseEvent(uploaded[k]);
+    return s;
+}
