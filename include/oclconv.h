@@ -168,7 +168,10 @@ typedef struct {
                                 buffers; 0 (default): OCLCONV_DEVICE_BYTES
                                 (bytes, or with a K, M or G suffix), else
                                 half the device's memory.  An image past it
-                                is filtered in strips of rows. */
+                                is filtered in strips of rows.  On a
+                                context over several devices each device
+                                has this much, or OCLCONV_DEVICE_BYTES's
+                                k-th entry of a list ("1G,512M"). */
 } oclconv_options;
 
 /*! oclconv_options_init() :
@@ -193,6 +196,21 @@ typedef struct oclconv_context oclconv_context;
  *                                substring (empty = any), type GPU/CPU/ACCELERATOR
  *                                (empty = any), device name substring or
  *                                index among the matches (empty = first)
+ *  and for a context over several devices:
+ *    *                           every device of the listing
+ *    gpu* | cpu* | accelerator*  every device of that type
+ *    spec,spec,...               the devices those specs name ("0,1",
+ *                                "nvidia,pocl"), each once
+ *  On such a context oclconv_apply() and oclconv_apply_region() split an
+ *  image of 65536 pixels or more into shares of rows, one a device, run
+ *  side by side, each share sized from its device's rate on the calls
+ *  before (equal shares at first); each device reads its share's halo rows
+ *  from the caller's memory, so the result is that of one device (each
+ *  device's planner picks its own path: integer results are the same to
+ *  the bit where the paths are).  If a device fails, the status is its
+ *  failure, the message names the device and its rows, and the rows of the
+ *  other devices may hold their results.  Smaller images, oclconv_apply_cl()
+ *  and the oclconv_cl_*() getters use the first device.
  *  A spec that matches nothing is OCLCONV_E_NO_DEVICE, never a fallback; the
  *  message lists the devices that exist.  Where drivers are installed but
  *  none loads (a process memory limit too low for a driver and its
@@ -235,6 +253,12 @@ OCLCONV_API const char *oclconv_errmsg(const oclconv_context *ctx);
  *  N is the one the device spec accepts.
  *  @return OCLCONV_OK, or OCLCONV_E_NO_DEVICE when no platform exists. */
 OCLCONV_API oclconv_status oclconv_list_devices(char *buf, size_t size);
+
+/*! oclconv_device_count() :
+ *  @return the devices the context spans (1 unless its spec named several);
+ *          0 for NULL.  oclconv_device_name() then joins their names with
+ *          " + ". */
+OCLCONV_API int oclconv_device_count(const oclconv_context *ctx);
 
 /*! oclconv_last_method() :
  *  @return the path that ran in the context's last successful

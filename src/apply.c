@@ -119,10 +119,10 @@ static oclconv_status run_whole(oclconv_context *ctx, const oclconv__job *job)
     return oclconv__io_end(ctx, job, &io, s);
 }
 
-/* oclconv_apply() and oclconv_apply_region() (`where` NULL: the whole). */
-static oclconv_status apply_host(oclconv_context *ctx, const oclconv_image *src,
-                                 const oclconv_region *where, oclconv_image *dst,
-                                 const oclconv_filter *f, const oclconv_options *opt)
+oclconv_status oclconv__apply_host(oclconv_context *ctx, const oclconv_image *src,
+                                   const oclconv_region *where, oclconv_image *dst,
+                                   const oclconv_filter *f, const oclconv_options *opt,
+                                   int split)
 {
     oclconv__clear_error(ctx);
     oclconv__job job = {0};
@@ -143,6 +143,8 @@ static oclconv_status apply_host(oclconv_context *ctx, const oclconv_image *src,
         if ((s = oclconv__region_check(ctx, &r, &job)) != OCLCONV_OK)
             return s;
     }
+    if (split && oclconv__split_worth(ctx, dst))
+        return oclconv__apply_devices(ctx, src, where, dst, f, opt);
     /* Planned as the image filtered in one part; parts of it take the plan. */
     oclconv_image part_src, part_dst;
     oclconv__region_image(&r, &job, 0, &part_src);
@@ -180,7 +182,7 @@ oclconv_status oclconv_apply(oclconv_context *ctx, const oclconv_image *src, ocl
 {
     if (!ctx)
         return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG, "oclconv_apply: context is NULL");
-    return apply_host(ctx, src, NULL, dst, f, opt);
+    return oclconv__apply_host(ctx, src, NULL, dst, f, opt, 1);
 }
 
 oclconv_status oclconv_apply_region(oclconv_context *ctx, const oclconv_image *src,
@@ -193,7 +195,7 @@ oclconv_status oclconv_apply_region(oclconv_context *ctx, const oclconv_image *s
         oclconv__clear_error(ctx);
         return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG, "oclconv_apply_region: region is NULL");
     }
-    return apply_host(ctx, src, region, dst, f, opt);
+    return oclconv__apply_host(ctx, src, region, dst, f, opt, 1);
 }
 
 /* ====== Device-resident images ======================================= */

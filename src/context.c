@@ -2,6 +2,7 @@
 #include "internal.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 int oclconv_version_number(void)
@@ -76,21 +77,13 @@ static oclconv_status new_context(oclconv_context **out)
     return OCLCONV_OK;
 }
 
-oclconv_status oclconv_create(const char *device_spec, oclconv_context **out)
+/* A context on one device. */
+static oclconv_status create_on(cl_platform_id platform, cl_device_id device,
+                                oclconv_context **out)
 {
-    if (!out)
-        return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG, "oclconv_create: out is NULL");
-    *out = NULL;
-    oclconv__clear_error(NULL);
-    if (!device_spec)
-        device_spec = getenv("OCLCONV_DEVICE");
-    cl_platform_id platform;
-    cl_device_id device;
-    oclconv_status s = oclconv__find_device(device_spec, &platform, &device);
-    if (s != OCLCONV_OK)
-        return s;
     oclconv_context *ctx;
-    if ((s = new_context(&ctx)) != OCLCONV_OK)
+    oclconv_status s = new_context(&ctx);
+    if (s != OCLCONV_OK)
         return s;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
     cl_int err;
@@ -109,6 +102,39 @@ oclconv_status oclconv_create(const char *device_spec, oclconv_context **out)
     }
     *out = ctx;
     return finish(ctx);
+}
+
+oclconv_status oclconv_create(const char *device_spec, oclconv_context **out)
+{
+    if (!out)
+        return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG, "oclconv_create: out is NULL");
+    *out = NULL;
+    oclconv__clear_error(NULL);
+    if (!device_spec)
+        device_spec = getenv("OCLCONV_DEVICE");
+    cl_platform_id platforms[OCLCONV_MAX_DEVICES];
+    cl_device_id devices[OCLCONV_MAX_DEVICES];
+    int n;
+    oclconv_status s =
+        oclconv__find_devices(device_spec, platforms, devices, OCLCONV_MAX_DEVICES, &n);
+    oclconv_context *ctx = NULL;
+    if (s == OCLCONV_OK)
+        s = create_on(platforms[0], devices[0], &ctx);
+    for (int k = 1; s == OCLCONV_OK && k < n; k++) {
+        s = create_on(platforms[k], devices[k], &ctx->peers[k - 1]);
+        if (s == OCLCONV_OK) {
+            ctx->peer_count = k;
+            ctx->peers[k - 1]->device_index = k;
+            size_t used = strlen(ctx->name);
+            snprintf(ctx->name + used, sizeof ctx->name - used, " + %s", ctx->peers[k - 1]->name);
+        }
+    }
+    if (s != OCLCONV_OK) {
+        oclconv_destroy(ctx);
+        return s;
+    }
+    *out = ctx;
+    return OCLCONV_OK;
 }
 
 /* The device must be one of the context's, and the queue one of the
@@ -202,6 +228,8 @@ void oclconv_destroy(oclconv_context *ctx)
 {
     if (!ctx)
         return;
+    for (int k = 0; k < ctx->peer_count; k++)
+        oclconv_destroy(ctx->peers[k]);
     oclconv__program_cache_free(ctx->programs);
     oclconv__host_free_all(ctx);
     for (int i = 0; i < OCLCONV_SCRATCH_SLOTS; i++)
@@ -235,7 +263,15 @@ oclconv_method oclconv_last_method(const oclconv_context *ctx)
 
 size_t oclconv_programs_built(const oclconv_context *ctx)
 {
-    return ctx ? ctx->programs_built : 0;
+    size_t n = ctx ? ctx->programs_built : 0;
+    for (int k = 0; ctx && k < ctx->peer_count; k++)
+        n += ctx->peers[k]->programs_built;
+    return n;
+}
+
+int oclconv_device_count(const oclconv_context *ctx)
+{
+    return ctx ? 1 + ctx->peer_count : 0;
 }
 
 double oclconv_last_kernel_seconds(const oclconv_context *ctx)

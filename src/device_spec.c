@@ -260,27 +260,81 @@ static long match(const device_entry *e, size_t n, const char *spec, int *bad_ty
     return -1;
 }
 
-oclconv_status oclconv__find_device(const char *spec, cl_platform_id *platform,
-                                    cl_device_id *device)
+/* The devices a spec of several names (see oclconv_create()): "*" every
+ * device, "gpu*" (cpu*, accelerator*) every one of a type, or specs apart
+ * by commas.  Sets *count; 0 with OK for a spec of one device. */
+static oclconv_status match_several(const device_entry *e, size_t n, const char *spec, long *at,
+                                    int most, int *count, int *bad_type)
+{
+    size_t len = strlen(spec);
+    *count = 0;
+    *bad_type = 0;
+    if (len && spec[len - 1] == '*' && !strchr(spec, ',')) {
+        cl_device_type t = len == 1 ? CL_DEVICE_TYPE_ALL : parse_type(spec, len - 1);
+        if (t == (cl_device_type)-1)
+            return OCLCONV_OK; /* a name ending in '*': one device */
+        for (size_t i = 0; i < n && *count < most; i++)
+            if (e[i].type & t)
+                at[(*count)++] = (long)i;
+        if (!*count)
+            at[(*count)++] = -1;
+        return OCLCONV_OK;
+    }
+    if (!strchr(spec, ','))
+        return OCLCONV_OK;
+    for (const char *p = spec; *count < most; p++) {
+        const char *end = strchr(p, ',');
+        size_t plen = end ? (size_t)(end - p) : strlen(p);
+        char one[256];
+        if (plen == 0 || plen >= sizeof one)
+            return oclconv__fail(NULL, OCLCONV_E_NO_DEVICE,
+                                 "device spec \"%s\": an empty or overlong name in the list", spec);
+        memcpy(one, p, plen);
+        one[plen] = '\0';
+        long i = match(e, n, one, bad_type);
+        for (int k = 0; i >= 0 && k < *count; k++)
+            if (at[k] == i)
+                return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG,
+                                     "device spec \"%s\" names device %ld twice", spec, i);
+        at[(*count)++] = i;
+        if (i < 0 || !end)
+            break;
+        p = end;
+    }
+    return OCLCONV_OK;
+}
+
+oclconv_status oclconv__find_devices(const char *spec, cl_platform_id *platforms,
+                                     cl_device_id *devices, int most, int *count)
 {
     device_entry *e;
     size_t n;
     oclconv_status s = enumerate(&e, &n);
     if (s != OCLCONV_OK)
         return s;
-    int bad_type;
-    long i = match(e, n, spec ? spec : "", &bad_type);
-    if (i < 0) {
-        char listing[2048];
-        list_into(e, n, listing, sizeof listing);
-        s = oclconv__fail(NULL, OCLCONV_E_NO_DEVICE,
-                          "device spec \"%s\" matches no OpenCL device%s; the devices are:\n%s",
-                          spec, bad_type ? " (type must be GPU, CPU, ACCELERATOR or empty)" : "",
-                          listing);
-    } else {
-        *platform = e[i].platform;
-        *device = e[i].device;
+    spec = spec ? spec : "";
+    long at[OCLCONV_MAX_DEVICES];
+    int bad_type, found;
+    most = most < OCLCONV_MAX_DEVICES ? most : OCLCONV_MAX_DEVICES;
+    s = match_several(e, n, spec, at, most, &found, &bad_type);
+    if (s == OCLCONV_OK && !found) {
+        at[0] = match(e, n, spec, &bad_type);
+        found = 1;
     }
+    for (int k = 0; s == OCLCONV_OK && k < found; k++) {
+        if (at[k] < 0) {
+            char listing[2048];
+            list_into(e, n, listing, sizeof listing);
+            s = oclconv__fail(NULL, OCLCONV_E_NO_DEVICE,
+                              "device spec \"%s\" matches no OpenCL device%s; the devices are:\n%s",
+                              spec, bad_type ? " (type must be GPU, CPU, ACCELERATOR or empty)" : "",
+                              listing);
+        } else {
+            platforms[k] = e[at[k]].platform;
+            devices[k] = e[at[k]].device;
+        }
+    }
+    *count = s == OCLCONV_OK ? found : 0;
     free(e);
     return s;
 }

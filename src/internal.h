@@ -49,6 +49,8 @@ typedef struct {
 
 typedef struct oclconv__program_cache oclconv__program_cache;
 
+/* The most devices a context spans (devices.c). */
+#define OCLCONV_MAX_DEVICES 16
 /* The most buffer sets a call on host images runs its parts through (region.c). */
 #define OCLCONV_MAX_BANDS 8
 /* Scratch slots: 0 the source, 1 the destination, 2 a path's intermediate,
@@ -93,6 +95,13 @@ struct oclconv_context {
     struct oclconv__host_block *host_blocks; /* oclconv_host_alloc()'s, a list */
     char *errmsg;
     size_t errmsg_cap;
+    /* A context over several devices: one context each for the others,
+     * and every device's rate (rows a second, measured; 0 before) that
+     * sizes its share of an image (devices.c). */
+    struct oclconv_context *peers[OCLCONV_MAX_DEVICES - 1];
+    int peer_count;
+    double rate[OCLCONV_MAX_DEVICES];
+    int device_index; /* a peer's place among the devices (0: the first) */
 };
 
 /* ---- error.c ----------------------------------------------------------- */
@@ -117,10 +126,11 @@ int oclconv__host_pinned(const oclconv_context *ctx, const void *p, size_t bytes
 void oclconv__host_free_all(oclconv_context *ctx);
 
 /* ---- device_spec.c ------------------------------------------------------ */
-/* Finds the device a spec names (see oclconv_create()); NULL or "" picks the
- * first GPU, else the first device. */
-oclconv_status oclconv__find_device(const char *spec, cl_platform_id *platform,
-                                    cl_device_id *device);
+/* Finds the devices a spec names (see oclconv_create()): one, or several
+ * for "*", "gpu*" and lists apart by commas; NULL or "" picks the first
+ * GPU, else the first device.  *count is how many, at most `most`. */
+oclconv_status oclconv__find_devices(const char *spec, cl_platform_id *platforms,
+                                     cl_device_id *devices, int most, int *count);
 
 /* ---- image.c ------------------------------------------------------------- */
 size_t oclconv__type_size(oclconv_type t);
@@ -280,6 +290,21 @@ oclconv_status oclconv__io_begin(oclconv_context *ctx, const oclconv__job *job, 
  * releases what io_begin made; returns the final status. */
 oclconv_status oclconv__io_end(oclconv_context *ctx, const oclconv__job *job, oclconv__io *io,
                                oclconv_status status);
+
+/* ---- devices.c ------------------------------------------------------------ */
+/* oclconv_apply() and oclconv_apply_region() (`where` NULL: the whole
+ * image), in src/apply.c: split over the context's devices where `split`
+ * and it pays, else on its first device. */
+oclconv_status oclconv__apply_host(oclconv_context *ctx, const oclconv_image *src,
+                                   const oclconv_region *where, oclconv_image *dst,
+                                   const oclconv_filter *f, const oclconv_options *opt,
+                                   int split);
+/* Whether a checked call on a context over several devices splits. */
+int oclconv__split_worth(const oclconv_context *ctx, const oclconv_image *dst);
+/* The call split into shares of rows, one a device, run side by side. */
+oclconv_status oclconv__apply_devices(oclconv_context *ctx, const oclconv_image *src,
+                                      const oclconv_region *where, oclconv_image *dst,
+                                      const oclconv_filter *f, const oclconv_options *opt);
 
 /* ---- region.c ------------------------------------------------------------- */
 /* The kernels of a buffer path, from io->in to io->out. */

@@ -155,8 +155,9 @@ void oclconv__region_image(const oclconv__region *r, const oclconv__job *job, in
 }
 
 /* The device bytes the call may use: options.max_device_bytes, else
- * OCLCONV_DEVICE_BYTES (bytes, or with a K, M or G suffix), else half the
- * device's memory. */
+ * OCLCONV_DEVICE_BYTES (bytes, or with a K, M or G suffix; a list apart by
+ * commas gives each device of the context its own, the last the rest),
+ * else half the device's memory. */
 static oclconv_status device_budget(oclconv_context *ctx, const oclconv__job *job, size_t *out)
 {
     *out = job->opt.max_device_bytes;
@@ -164,16 +165,20 @@ static oclconv_status device_budget(oclconv_context *ctx, const oclconv__job *jo
         return OCLCONV_OK;
     const char *env = getenv("OCLCONV_DEVICE_BYTES");
     if (env && *env) {
+        const char *p = env;
+        for (int k = 0; k < ctx->device_index && strchr(p, ','); k++)
+            p = strchr(p, ',') + 1;
         char *end;
         errno = 0;
-        unsigned long long v = strtoull(env, &end, 10);
+        unsigned long long v = strtoull(p, &end, 10);
         int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
         if (shift)
             end++;
-        if (errno || *end || end == env || v == 0 || v > (SIZE_MAX >> shift))
+        if (errno || (*end && *end != ',') || end == p || v == 0 || v > (SIZE_MAX >> shift) ||
+            strspn(env, "0123456789KMG,") != strlen(env))
             return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG,
                                  "OCLCONV_DEVICE_BYTES=%s is not a positive size in bytes "
-                                 "(a K, M or G suffix allowed)", env);
+                                 "(a K, M or G suffix allowed), or a list of them", env);
         *out = (size_t)v << shift;
         return OCLCONV_OK;
     }

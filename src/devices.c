@@ -1,0 +1,141 @@
+/*
+ * A context over several devices: a call on host images is split into
+ * shares of the destination's rows, one a device, each a region of the
+ * whole image (src/region.c) that the device filters from the caller's
+ * memory, its halo rows read there too, on a thread of its own.  Shares
+ * follow each device's rate, measured on the calls before.
+ */
+#include "internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Below this many destination pixels a call runs on the first device: a
+ * thread a device and a split cost more than they give. */
+#define SPLIT_MIN_PIXELS 65536
+
+typedef struct {
+    oclconv_context *ctx;
+    const oclconv_image *src;
+    oclconv_region where;
+    oclconv_image dst;
+    const oclconv_filter *f;
+    const oclconv_options *opt;
+    oclconv_status status;
+    double seconds;
+} share;
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void *run_share(void *arg)
+{
+    share *sh = arg;
+    double t0 = now();
+    sh->status =
+        oclconv__apply_host(sh->ctx, sh->src, &sh->where, &sh->dst, sh->f, sh->opt, 0);
+    sh->seconds = now() - t0;
+    return NULL;
+}
+
+int oclconv__split_worth(const oclconv_context *ctx, const oclconv_image *dst)
+{
+    return ctx->peer_count > 0 && dst->height > ctx->peer_count &&
+           (size_t)dst->width * (size_t)dst->height >= SPLIT_MIN_PIXELS;
+}
+
+/* Rows of the destination for each of n devices, after their rates. */
+static void split_rows(const oclconv_context *ctx, int n, int height, int *first)
+{
+    double rate[OCLCONV_MAX_DEVICES], total = 0, run = 0;
+    int measured = 1;
+    for (int k = 0; k < n; k++)
+        measured &= ctx->rate[k] > 0;
+    for (int k = 0; k < n; k++)
+        total += rate[k] = measured ? ctx->rate[k] : 1; /* equal shares until measured */
+    first[0] = 0;
+    for (int k = 1; k < n; k++) {
+        run += rate[k - 1];
+        int at = (int)((double)height * run / total + 0.5);
+        at = at < first[k - 1] + 1 ? first[k - 1] + 1 : at; /* a row each at least */
+        first[k] = at > height - (n - k) ? height - (n - k) : at;
+    }
+    first[n] = height;
+}
+
+oclconv_status oclconv__apply_devices(oclconv_context *ctx, const oclconv_image *src,
+                                      const oclconv_region *where, oclconv_image *dst,
+                                      const oclconv_filter *f, const oclconv_options *opt)
+{
+    int n = 1 + ctx->peer_count, first[OCLCONV_MAX_DEVICES + 1];
+    share sh[OCLCONV_MAX_DEVICES];
+    pthread_t thread[OCLCONV_MAX_DEVICES];
+    int started[OCLCONV_MAX_DEVICES] = {0};
+    oclconv_region whole = {src->width, src->height, 0, 0, 0, 0};
+    where = where ? where : &whole;
+    /* Shares that overwrite rows another share reads take a copy. */
+    oclconv_image copy = *src;
+    if (oclconv__overlap(src, dst)) {
+        size_t row = oclconv__packed_row(src);
+        copy.stride = 0;
+        copy.data = malloc(oclconv__image_bytes(src));
+        if (!copy.data)
+            return oclconv__fail(ctx, OCLCONV_E_NOMEM,
+                                 "out of host memory for a copy of the source (%zu bytes), which "
+                                 "the destination overwrites device by device",
+                                 oclconv__image_bytes(src));
+        for (int y = 0; y < src->height; y++)
+            memcpy((char *)copy.data + row * (size_t)y,
+                   (const char *)src->data + oclconv__row_stride(src) * (size_t)y, row);
+    }
+    split_rows(ctx, n, dst->height, first);
+    size_t stride = oclconv__row_stride(dst);
+    for (int k = 0; k < n; k++) {
+        sh[k] = (share){k ? ctx->peers[k - 1] : ctx, &copy, *where, *dst, f, opt,
+                        OCLCONV_OK, 0};
+        sh[k].where.dst_y += first[k];
+        sh[k].dst.data = (char *)dst->data + stride * (size_t)first[k];
+        sh[k].dst.height = first[k + 1] - first[k];
+        sh[k].dst.stride = stride;
+    }
+    for (int k = 1; k < n; k++)
+        started[k] = pthread_create(&thread[k], NULL, run_share, &sh[k]) == 0;
+    run_share(&sh[0]);
+    for (int k = 1; k < n; k++) {
+        if (started[k])
+            pthread_join(thread[k], NULL);
+        else
+            run_share(&sh[k]); /* no thread to be had: in turn */
+    }
+    if (copy.data != src->data)
+        free(copy.data);
+    oclconv_status s = OCLCONV_OK;
+    double kernel_seconds = 0;
+    for (int k = 0; k < n; k++) {
+        kernel_seconds += sh[k].ctx->last_kernel_seconds;
+        if (sh[k].status != OCLCONV_OK && s == OCLCONV_OK) {
+            s = sh[k].status;
+            if (k > 0)
+                oclconv__fail(ctx, s, "device %d (%s), rows %d..%d: %s", k, sh[k].ctx->name,
+                              where->dst_y + first[k], where->dst_y + first[k + 1] - 1,
+                              oclconv_errmsg(sh[k].ctx));
+        }
+    }
+    if (s != OCLCONV_OK)
+        return s;
+    /* Rates as rows a second, half from this call: a share that ran cold
+     * (building its programs) moves them, and the next calls set them right. */
+    for (int k = 0; k < n; k++) {
+        double rate = (double)sh[k].dst.height / (sh[k].seconds > 1e-9 ? sh[k].seconds : 1e-9);
+        ctx->rate[k] = ctx->rate[k] > 0 ? 0.5 * ctx->rate[k] + 0.5 * rate : rate;
+    }
+    ctx->last_kernel_seconds = kernel_seconds;
+    ctx->last_method = sh[0].ctx->last_method;
+    return OCLCONV_OK;
+}
