@@ -340,7 +340,8 @@ static int run_size(bench *b, const settings *S, int quick)
 /* ====== Main ============================================================ */
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: bench [--quick] [--size WxH]... [--commit ID] [--verbose]\n"
+    fprintf(f, "usage: bench [--quick] [--size WxH]... [--reach] [--huge WxH] [--commit ID] "
+               "[--verbose]\n"
                "  --quick      1920x1080 images, 6 of the 15 cases a format, at most 3 runs a "
                "cell\n"
                "  --commit ID  the commit to print (make bench passes git rev-parse --short "
@@ -349,6 +350,9 @@ static void usage(FILE *f)
                "too on devices\n"
                "               that are not CPUs\n"
                "  --verbose    each probe's time and prediction on stderr\n"
+               "  --reach      only the reach rows: whole, strips, several devices "
+               "(OCLCONV_BENCH_DEVICES)\n"
+               "  --huge WxH   one more RGBA8 image in the reach rows, whole and in strips\n"
                "The device is oclconv_create(NULL)'s: set OCLCONV_DEVICE to choose another.\n");
 }
 
@@ -356,12 +360,17 @@ int main(int argc, char **argv)
 {
     bench_start = now();
     const char *commit = "unknown";
-    int quick = 0, sizes[MAX_SIZES][2], nsizes = 0;
+    int quick = 0, reach_only = 0, huge[2] = {0, 0}, sizes[MAX_SIZES][2], nsizes = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--cold") == 0 && i + 1 < argc)
             return cold_child(argv[i + 1]);
         if (strcmp(argv[i], "--quick") == 0)
             quick = 1;
+        else if (strcmp(argv[i], "--reach") == 0)
+            reach_only = 1;
+        else if (strcmp(argv[i], "--huge") == 0 && i + 1 < argc &&
+                 sscanf(argv[i + 1], "%dx%d", &huge[0], &huge[1]) == 2)
+            i++;
         else if (strcmp(argv[i], "--verbose") == 0)
             verbose = 1;
         else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc && nsizes < MAX_SIZES) {
@@ -402,7 +411,8 @@ int main(int argc, char **argv)
 
     /* The cold start first, before this process touches OpenCL. */
     cold_result cold[2];
-    cold_starts(argv[0], cold);
+    if (!reach_only)
+        cold_starts(argv[0], cold);
 
     oclconv_status s = oclconv_create(NULL, &b.ctx);
     if (s != OCLCONV_OK) {
@@ -452,16 +462,19 @@ int main(int argc, char **argv)
             sizes[nsizes++][1] = 4320;
         }
     }
-    for (int i = 0; i < nsizes; i++) {
+    for (int i = 0; i < nsizes && !reach_only; i++) {
         settings at_size = *S;
         at_size.width = sizes[i][0];
         at_size.height = sizes[i][1];
         if (run_size(&b, &at_size, quick) != 0)
             return 1;
     }
-    print_legend(S);
-    printf("\n");
-    print_cold(cold);
+    reach_rows(b.ctx, nsizes, sizes, huge, quick);
+    if (!reach_only) {
+        print_legend(S);
+        printf("\n");
+        print_cold(cold);
+    }
     double total_s = now() - bench_start;
     printf("bench time: %.0f s%s\n", total_s,
            now() > deadline ? " (past its time budget: the last cells ran once, no warm-up)" : "");

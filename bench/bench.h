@@ -175,4 +175,8 @@ void print_row(const case_data *cd, const row *rw, double mp);
 void print_legend(const settings *S);
 void print_ratio_pair(const char *what, const cell *lo, const cell *hi, double linear);
 
+/* reach.c: whole, strips and several devices, RGBA8, at each size; `huge`
+ * (width, height; 0 for none) adds one image of that size. */
+void reach_rows(oclconv_context *ctx, int nsizes, int sizes[][2], const int *huge, int quick);
+
 #endif

@@ -274,7 +274,9 @@ OCLCONV_API size_t oclconv_programs_built(const oclconv_context *ctx);
  *  @return the device time the kernels of the context's last successful
  *          oclconv_apply() took (from OpenCL profiling events), without the
  *          host transfers; 0 when the queue cannot profile (an application
- *          queue created without CL_QUEUE_PROFILING_ENABLE). */
+ *          queue created without CL_QUEUE_PROFILING_ENABLE).  On a context
+ *          over several devices, the longest device's, as they run side by
+ *          side. */
 OCLCONV_API double oclconv_last_kernel_seconds(const oclconv_context *ctx);
 
 /*! oclconv_cl_context(), oclconv_cl_device(), oclconv_cl_queue() :

@@ -77,23 +77,17 @@ static oclconv_status new_context(oclconv_context **out)
     return OCLCONV_OK;
 }
 
-/* A context on one device. */
-static oclconv_status create_on(cl_platform_id platform, cl_device_id device,
-                                oclconv_context **out)
+/* A context on `device` of the OpenCL context `cl`, which it retains. */
+static oclconv_status create_on(cl_context cl, cl_device_id device, oclconv_context **out)
 {
     oclconv_context *ctx;
     oclconv_status s = new_context(&ctx);
     if (s != OCLCONV_OK)
         return s;
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
-    cl_int err;
-    ctx->cl = clCreateContext(props, 1, &device, NULL, NULL, &err);
-    if (err != CL_SUCCESS) {
-        s = oclconv__cl_fail(NULL, err, "clCreateContext");
-        oclconv_destroy(ctx);
-        return s;
-    }
+    clRetainContext(cl);
+    ctx->cl = cl;
     ctx->device = device;
+    cl_int err;
     ctx->queue = clCreateCommandQueue(ctx->cl, device, CL_QUEUE_PROFILING_ENABLE, &err);
     if (err != CL_SUCCESS) {
         s = oclconv__cl_fail(NULL, err, "clCreateCommandQueue");
@@ -102,6 +96,61 @@ static oclconv_status create_on(cl_platform_id platform, cl_device_id device,
     }
     *out = ctx;
     return finish(ctx);
+}
+
+/* The devices of a spec on one OpenCL context a platform, so that the
+ * pinned host memory of oclconv_host_alloc() is pinned for every device of
+ * the platform; then one library context a device, the first holding the
+ * others as its peers. */
+static oclconv_status create_all(const cl_platform_id *platforms, const cl_device_id *devices,
+                                 int n, oclconv_context **out)
+{
+    cl_context cl[OCLCONV_MAX_DEVICES] = {0};
+    oclconv_status s = OCLCONV_OK;
+    for (int k = 0; k < n && s == OCLCONV_OK; k++) {
+        for (int j = 0; j < k && !cl[k]; j++)
+            if (platforms[j] == platforms[k]) {
+                cl[k] = cl[j];
+                clRetainContext(cl[k]);
+            }
+        if (cl[k])
+            continue;
+        cl_device_id same[OCLCONV_MAX_DEVICES];
+        cl_uint m = 0;
+        for (int j = k; j < n; j++)
+            if (platforms[j] == platforms[k])
+                same[m++] = devices[j];
+        cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                         (cl_context_properties)platforms[k], 0};
+        cl_int err;
+        cl[k] = clCreateContext(props, m, same, NULL, NULL, &err);
+        if (err != CL_SUCCESS) {
+            cl[k] = NULL;
+            s = oclconv__cl_fail(NULL, err, "clCreateContext");
+        }
+    }
+    oclconv_context *ctx = NULL;
+    if (s == OCLCONV_OK)
+        s = create_on(cl[0], devices[0], &ctx);
+    for (int k = 1; s == OCLCONV_OK && k < n; k++) {
+        s = create_on(cl[k], devices[k], &ctx->peers[k - 1]);
+        if (s == OCLCONV_OK) {
+            ctx->peer_count = k;
+            ctx->peers[k - 1]->device_index = k;
+            ctx->peers[k - 1]->first = ctx;
+            size_t used = strlen(ctx->name);
+            snprintf(ctx->name + used, sizeof ctx->name - used, " + %s", ctx->peers[k - 1]->name);
+        }
+    }
+    for (int k = 0; k < n; k++)
+        if (cl[k])
+            clReleaseContext(cl[k]);
+    if (s != OCLCONV_OK) {
+        oclconv_destroy(ctx);
+        return s;
+    }
+    *out = ctx;
+    return OCLCONV_OK;
 }
 
 oclconv_status oclconv_create(const char *device_spec, oclconv_context **out)
@@ -117,24 +166,7 @@ oclconv_status oclconv_create(const char *device_spec, oclconv_context **out)
     int n;
     oclconv_status s =
         oclconv__find_devices(device_spec, platforms, devices, OCLCONV_MAX_DEVICES, &n);
-    oclconv_context *ctx = NULL;
-    if (s == OCLCONV_OK)
-        s = create_on(platforms[0], devices[0], &ctx);
-    for (int k = 1; s == OCLCONV_OK && k < n; k++) {
-        s = create_on(platforms[k], devices[k], &ctx->peers[k - 1]);
-        if (s == OCLCONV_OK) {
-            ctx->peer_count = k;
-            ctx->peers[k - 1]->device_index = k;
-            size_t used = strlen(ctx->name);
-            snprintf(ctx->name + used, sizeof ctx->name - used, " + %s", ctx->peers[k - 1]->name);
-        }
-    }
-    if (s != OCLCONV_OK) {
-        oclconv_destroy(ctx);
-        return s;
-    }
-    *out = ctx;
-    return OCLCONV_OK;
+    return s == OCLCONV_OK ? create_all(platforms, devices, n, out) : s;
 }
 
 /* The device must be one of the context's, and the queue one of the

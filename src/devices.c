@@ -118,7 +118,8 @@ oclconv_status oclconv__apply_devices(oclconv_context *ctx, const oclconv_image 
     oclconv_status s = OCLCONV_OK;
     double kernel_seconds = 0;
     for (int k = 0; k < n; k++) {
-        kernel_seconds += sh[k].ctx->last_kernel_seconds;
+        if (sh[k].ctx->last_kernel_seconds > kernel_seconds)
+            kernel_seconds = sh[k].ctx->last_kernel_seconds;
         if (sh[k].status != OCLCONV_OK && s == OCLCONV_OK) {
             s = sh[k].status;
             if (k > 0)

@@ -47,7 +47,9 @@ oclconv_status oclconv_host_alloc(oclconv_context *ctx, size_t bytes, void **out
 
 int oclconv__host_pinned(const oclconv_context *ctx, const void *p, size_t bytes)
 {
-    for (const struct oclconv__host_block *b = ctx->host_blocks; b; b = b->next)
+    /* A peer device on the first one's OpenCL context shares its memory. */
+    const oclconv_context *owner = ctx->first && ctx->first->cl == ctx->cl ? ctx->first : ctx;
+    for (const struct oclconv__host_block *b = owner->host_blocks; b; b = b->next)
         if (bytes <= b->bytes && (uintptr_t)p >= (uintptr_t)b->ptr &&
             (uintptr_t)p - (uintptr_t)b->ptr <= b->bytes - bytes)
             return 1;

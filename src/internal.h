@@ -102,6 +102,7 @@ struct oclconv_context {
     int peer_count;
     double rate[OCLCONV_MAX_DEVICES];
     int device_index; /* a peer's place among the devices (0: the first) */
+    const struct oclconv_context *first; /* a peer's first device's context */
 };
 
 /* ---- error.c ----------------------------------------------------------- */

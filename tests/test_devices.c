@@ -14,12 +14,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The devices: OCLCONV_TEST_DEVICES (default "cpu*", PoCL's two), and
+ * one of them alone: OCLCONV_TEST_DEVICE (default "cpu"). */
+static const char *spec_of(const char *name, const char *fallback)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : fallback;
+}
+
 static oclconv_context *two_devices(void)
 {
     oclconv_context *ctx = NULL;
-    oclconv_status s = oclconv_create("cpu*", &ctx);
+    oclconv_status s = oclconv_create(spec_of("OCLCONV_TEST_DEVICES", "cpu*"), &ctx);
     if (s != OCLCONV_OK || oclconv_device_count(ctx) < 2) {
-        fprintf(stderr, "two CPU devices wanted (POCL_DEVICES=\"pthread pthread\"): %s: %s\n",
+        fprintf(stderr, "two devices wanted (POCL_DEVICES=\"pthread pthread\"): %s: %s\n",
                 oclconv_strerror(s), oclconv_errmsg(NULL));
         exit(TEST_HARD_ERROR);
     }
@@ -215,7 +223,7 @@ int main(void)
     setenv("POCL_DEVICES", "pthread pthread", 1);
     specs();
     oclconv_context *two = two_devices(), *one = NULL;
-    ASSERT_OK(NULL, oclconv_create("cpu", &one));
+    ASSERT_OK(NULL, oclconv_create(spec_of("OCLCONV_TEST_DEVICE", "cpu"), &one));
     uint64_t rng = 77;
     printf("devices: %s\n", oclconv_device_name(two));
     split_cases(two, one, &rng);

@@ -1,0 +1,168 @@
+/*
+ * The reach rows: RGBA8 Gaussian r3 and a random 2-D 7x7, end to end, as
+ * one call on the whole image, in strips under a device-memory cap of a
+ * quarter of the images' bytes, and split over the devices of
+ * OCLCONV_BENCH_DEVICES (default "gpu*" where the bench's device is a
+ * GPU); with the 2-device rate the kernel-only rates (the longest
+ * device's kernel time).  --huge WxH adds one image of that size (65536x65536
+ * RGBA8: 16 GiB), whole where it fits half the device's memory, and in
+ * strips of a 4 GiB cap.  Images live in pinned memory where the device
+ * has memory of its own.
+ */
+#include "bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Pixels and their home: pinned memory of `ctx` where it has memory of
+ * its own, else malloc. */
+typedef struct {
+    oclconv_context *owner;
+    oclconv_image src, dst;
+} pair;
+
+static int pair_make(oclconv_context *ctx, int w, int h, pair *p)
+{
+    size_t bytes = (size_t)w * (size_t)h * 4;
+    cl_bool unified = CL_TRUE;
+    clGetDeviceInfo(oclconv_cl_device(ctx), CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified,
+                    &unified, NULL);
+    p->owner = unified ? NULL : ctx;
+    void *a = NULL, *b = NULL;
+    if (p->owner) {
+        if (oclconv_host_alloc(ctx, bytes, &a) != OCLCONV_OK ||
+            oclconv_host_alloc(ctx, bytes, &b) != OCLCONV_OK) {
+            oclconv_host_free(ctx, a);
+            return -1;
+        }
+    } else if (!(a = malloc(bytes)) || !(b = malloc(bytes))) {
+        free(a);
+        return -1;
+    }
+    uint64_t x = 88172645463325252u; /* xorshift, a word at a time (16 GiB in seconds) */
+    for (size_t i = 0; i < bytes / 8; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        memcpy((char *)a + 8 * i, &x, 8);
+    }
+    p->src = (oclconv_image){a, w, h, 4, OCLCONV_U8, 0};
+    p->dst = (oclconv_image){b, w, h, 4, OCLCONV_U8, 0};
+    return 0;
+}
+
+static void pair_free(pair *p)
+{
+    if (p->owner) {
+        oclconv_host_free(p->owner, p->src.data);
+        oclconv_host_free(p->owner, p->dst.data);
+    } else {
+        free(p->src.data);
+        free(p->dst.data);
+    }
+}
+
+/* The best of `runs` calls after one more: e2e MP/s, and the kernel MP/s. */
+static double rate(oclconv_context *ctx, pair *p, const oclconv_filter *f, size_t cap, int runs,
+                   double *kernel)
+{
+    oclconv_options opt;
+    oclconv_options_init(&opt);
+    opt.max_device_bytes = cap;
+    double best = 0, best_k = 0, mp = (double)p->src.width * p->src.height / 1e6;
+    for (int i = 0; i <= runs; i++) {
+        double t0 = now();
+        if (oclconv_apply(ctx, &p->src, &p->dst, f, &opt) != OCLCONV_OK) {
+            fprintf(stderr, "bench: reach: %s\n", oclconv_errmsg(ctx));
+            return 0;
+        }
+        double t = now() - t0, k = oclconv_last_kernel_seconds(ctx);
+        if (i > 0 && mp / t > best)
+            best = mp / t;
+        if (i > 0 && k > 0 && mp / k > best_k)
+            best_k = mp / k;
+    }
+    if (kernel)
+        *kernel = best_k;
+    return best;
+}
+
+static oclconv_context *several(oclconv_context *ctx)
+{
+    const char *spec = getenv("OCLCONV_BENCH_DEVICES");
+    cl_device_type type = 0;
+    clGetDeviceInfo(oclconv_cl_device(ctx), CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    if (!spec || !*spec)
+        spec = type & CL_DEVICE_TYPE_GPU ? "gpu*" : NULL;
+    oclconv_context *multi = NULL;
+    if (spec && oclconv_create(spec, &multi) != OCLCONV_OK)
+        fprintf(stderr, "bench: reach: devices \"%s\": %s\n", spec, oclconv_errmsg(NULL));
+    if (multi && oclconv_device_count(multi) < 2) {
+        oclconv_destroy(multi);
+        multi = NULL;
+    }
+    return multi;
+}
+
+static void reach_row(oclconv_context *ctx, oclconv_context *multi, const char *name,
+                const oclconv_filter *f, int w, int h, int runs)
+{
+    pair p;
+    if (pair_make(ctx, w, h, &p) != 0) {
+        printf("%-14s %5dx%-5d  no memory for the images\n", name, w, h);
+        return;
+    }
+    double k1 = 0, k2 = 0, whole = rate(ctx, &p, f, 0, runs, &k1);
+    double strips = rate(ctx, &p, f, (size_t)w * h * 4 / 2, runs, NULL);
+    pair_free(&p);
+    printf("%-14s %5dx%-5d %9.0f %9.0f", name, w, h, whole, strips);
+    if (multi && pair_make(multi, w, h, &p) == 0) {
+        double two = rate(multi, &p, f, 0, runs, &k2);
+        pair_free(&p);
+        printf(" %9.0f %6.2fx %9.0f %9.0f %6.2fx\n", two, two / whole, k1, k2, k2 / k1);
+    } else {
+        printf(" %9s\n", "n/a");
+    }
+    fflush(stdout);
+}
+
+void reach_rows(oclconv_context *ctx, int nsizes, int sizes[][2], const int *huge, int quick)
+{
+    static const float seven[49] = {
+        0.01f, 0.02f, -0.01f, 0.03f, 0.02f, 0.01f, -0.02f, 0.02f, 0.04f, 0.01f, 0.02f,
+        0.03f, -0.01f, 0.01f, 0.01f, 0.02f, 0.05f, 0.06f, 0.01f, 0.02f, 0.02f, 0.03f,
+        0.01f, 0.04f, 0.08f, 0.04f, 0.01f, 0.03f, 0.02f, 0.02f, 0.01f, 0.06f, 0.05f,
+        0.02f, 0.01f, 0.01f, -0.01f, 0.03f, 0.02f, 0.01f, 0.04f, 0.02f, -0.02f, 0.01f,
+        0.02f, 0.03f, -0.01f, 0.02f, 0.01f};
+    oclconv_filter *gauss = NULL, *dense = NULL;
+    if (oclconv_filter_gaussian(1.0, 1.0, 3, 3, &gauss) != OCLCONV_OK ||
+        oclconv_filter_create(7, 7, seven, &dense) != OCLCONV_OK)
+        return;
+    oclconv_context *multi = several(ctx);
+    int runs = quick ? 2 : 5;
+    printf("\nreach, RGBA8, clamp, e2e MP/s (best of %d calls): whole = one call; strips = "
+           "options.max_device_bytes of half an image's bytes; devices = %s\n",
+           runs, multi ? oclconv_device_name(multi) : "n/a (OCLCONV_BENCH_DEVICES names no 2)");
+    printf("%-14s %11s %9s %9s %9s %7s %9s %9s %7s\n", "case", "size", "whole", "strips",
+           "devices", "ratio", "kern 1", "kern all", "ratio");
+    for (int i = 0; i < nsizes; i++) {
+        reach_row(ctx, multi, "Gaussian r3", gauss, sizes[i][0], sizes[i][1], runs);
+        reach_row(ctx, multi, "2-D 7x7", dense, sizes[i][0], sizes[i][1], runs);
+    }
+    if (huge && huge[0] > 0) {
+        pair p;
+        if (pair_make(ctx, huge[0], huge[1], &p) == 0) {
+            double whole = rate(ctx, &p, gauss, 0, 1, NULL);
+            double strips = rate(ctx, &p, gauss, (size_t)4 << 30, 1, NULL);
+            printf("%-14s %5dx%-5d %9.0f %9.0f   (strips: a 4 GiB cap; best of 1 call)\n",
+                   "Gaussian r3", huge[0], huge[1], whole, strips);
+            pair_free(&p);
+        } else {
+            printf("Gaussian r3    %dx%d  no memory for the images\n", huge[0], huge[1]);
+        }
+    }
+    oclconv_destroy(multi);
+    oclconv_filter_destroy(gauss);
+    oclconv_filter_destroy(dense);
+}
