@@ -510,6 +510,25 @@ OCLCONV_API oclconv_status oclconv_apply_cl(oclconv_context *ctx, const oclconv_
                                             const oclconv_options *opt, cl_uint num_events,
                                             const cl_event *wait_list, cl_event *done);
 
+/*! oclconv_apply_region_cl() :
+ *  oclconv_apply_region() on device-resident images: `src` holds the
+ *  rectangle of the whole image at (region->src_x, src_y), packed, of its
+ *  own width and height, and `dst` the rectangle at (dst_x, dst_y); the
+ *  rule for what `src` must hold, the checks and the result are
+ *  oclconv_apply_region()'s, the waiting, events and sharing of memory
+ *  oclconv_apply_cl()'s.  The grown rectangle is gathered into the
+ *  context's scratch buffers on the device and the destination's rectangle
+ *  copied out of the kernels' result (clEnqueueCopyBufferRect); nothing
+ *  goes through the host. */
+OCLCONV_API oclconv_status oclconv_apply_region_cl(oclconv_context *ctx,
+                                                   const oclconv_cl_image *src,
+                                                   const oclconv_region *region,
+                                                   const oclconv_cl_image *dst,
+                                                   const oclconv_filter *f,
+                                                   const oclconv_options *opt,
+                                                   cl_uint num_events, const cl_event *wait_list,
+                                                   cl_event *done);
+
 #ifdef __cplusplus
 }
 #endif

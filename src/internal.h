@@ -292,6 +292,11 @@ oclconv_status oclconv__io_begin(oclconv_context *ctx, const oclconv__job *job, 
 oclconv_status oclconv__io_end(oclconv_context *ctx, const oclconv__job *job, oclconv__io *io,
                                oclconv_status status);
 
+/* ---- apply.c ---------------------------------------------------------------- */
+/* Checks the images, the filter and the options into job; the images'
+ * sizes too where they must be the same (all but regions). */
+oclconv_status oclconv__validate(oclconv_context *ctx, oclconv__job *job,
+                                 const oclconv_options *opt, int same_size);
 /* ---- devices.c ------------------------------------------------------------ */
 /* oclconv_apply() and oclconv_apply_region() (`where` NULL: the whole
  * image), in src/apply.c: split over the context's devices where `split`
@@ -311,6 +316,9 @@ oclconv_status oclconv__apply_devices(oclconv_context *ctx, const oclconv_image 
 /* The kernels of a buffer path, from io->in to io->out. */
 typedef oclconv_status (*oclconv__path_fn)(oclconv_context *ctx, const oclconv__job *job,
                                            const oclconv__io *io);
+/* The job's buffer path by job->method (src/apply.c). */
+oclconv_status oclconv__run_buffer_path(oclconv_context *ctx, const oclconv__job *job,
+                                        const oclconv__io *io);
 /* A call on host images: the rectangle of a whole image that dst stands
  * for, from the rectangle src holds (oclconv_region), run in parts. */
 typedef struct {
@@ -335,6 +343,12 @@ void oclconv__region_image(const oclconv__region *r, const oclconv__job *job, in
  * memory) or its largest allocation. */
 oclconv_status oclconv__region_parts(oclconv_context *ctx, oclconv__region *r,
                                      const oclconv__job *job);
+/* A region of device-resident images (oclconv_apply_region_cl()) in one
+ * part: the source buffer's rectangle gathered after ctx's wait list, the
+ * kernels, the result's rectangle copied to `dst`, *done its event. */
+oclconv_status oclconv__region_cl(oclconv_context *ctx, const oclconv__region *r,
+                                  const oclconv__job *job, cl_mem src, cl_mem dst,
+                                  cl_event *done);
 /* Runs the region's parts, each part's copies overlapping the others'. */
 oclconv_status oclconv__run_region(oclconv_context *ctx, const oclconv__region *r,
                                    const oclconv__job *job, oclconv__path_fn run);

@@ -449,3 +449,50 @@ oclconv_status oclconv__run_region(oclconv_context *ctx, const oclconv__region *
             clReleaseEvent(uploaded[k]);
     return s;
 }
+
+/* Device-resident: the grown rectangle gathered from the source buffer
+ * into scratch (after the context's wait list), the kernels, and the
+ * destination's rectangle copied out of their result (*done). */
+oclconv_status oclconv__region_cl(oclconv_context *ctx, const oclconv__region *r,
+                                  const oclconv__job *job, cl_mem src, cl_mem dst,
+                                  cl_event *done)
+{
+    span sx = col_span(r, job), sy = row_span(r, job, r->dst_y, r->dst_y + r->dst->height);
+    size_t px_in = oclconv__packed_row(r->src) / (size_t)r->src->width;
+    size_t px_out = oclconv__packed_row(r->dst) / (size_t)r->dst->width;
+    size_t in_pitch = (size_t)sx.size * px_in, out_pitch = (size_t)sx.size * px_out;
+    oclconv__io io = {NULL, NULL, 0, 0};
+    oclconv_status s = oclconv__scratch(ctx, 0, in_pitch * (size_t)sy.size, &io.in);
+    if (s == OCLCONV_OK)
+        s = oclconv__scratch(ctx, 1, out_pitch * (size_t)sy.size, &io.out);
+    int at_y = 0;
+    for (int j = 0; j < sy.runs && s == OCLCONV_OK; at_y += sy.len[j++]) {
+        int at_x = 0;
+        for (int i = 0; i < sx.runs && s == OCLCONV_OK; at_x += sx.len[i++]) {
+            const size_t from[3] = {(size_t)(sx.from[i] - r->src_x) * px_in,
+                                    (size_t)(sy.from[j] - r->src_y), 0};
+            const size_t to[3] = {(size_t)at_x * px_in, (size_t)at_y, 0};
+            const size_t size[3] = {(size_t)sx.len[i] * px_in, (size_t)sy.len[j], 1};
+            cl_int err = clEnqueueCopyBufferRect(
+                ctx->queue, src, io.in, from, to, size, oclconv__packed_row(r->src), 0,
+                in_pitch, 0, ctx->wait_count, ctx->wait_count ? ctx->wait_list : NULL, NULL);
+            ctx->wait_count = 0; /* the queue is in order: the rest follow */
+            ctx->wait_list = NULL;
+            if (err != CL_SUCCESS)
+                s = oclconv__cl_fail(ctx, err, "clEnqueueCopyBufferRect (the source's rectangle)");
+        }
+    }
+    oclconv_image part_src, part_dst;
+    oclconv__job part = part_job(job, &sx, &sy, &part_src, &part_dst);
+    if (s == OCLCONV_OK)
+        s = oclconv__run_buffer_path(ctx, &part, &io);
+    if (s == OCLCONV_OK) {
+        const size_t from[3] = {(size_t)sx.out_at * px_out, (size_t)sy.out_at, 0}, to[3] = {0};
+        const size_t size[3] = {(size_t)r->dst->width * px_out, (size_t)r->dst->height, 1};
+        cl_int err = clEnqueueCopyBufferRect(ctx->queue, io.out, dst, from, to, size, out_pitch,
+                                             0, oclconv__packed_row(r->dst), 0, 0, NULL, done);
+        if (err != CL_SUCCESS)
+            s = oclconv__cl_fail(ctx, err, "clEnqueueCopyBufferRect (the result's rectangle)");
+    }
+    return s;
+}

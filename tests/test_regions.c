@@ -150,6 +150,97 @@ static void regions(oclconv_context *ctx, uint64_t *rng)
     printf("regions: %d of %d cases pass\n", passed, cases);
 }
 
+/* A packed copy of an image in a buffer of ctx's. */
+static cl_mem buffer_of(oclconv_context *ctx, const oclconv_image *img)
+{
+    size_t row = value_size(img->type) * (size_t)img->channels * (size_t)img->width;
+    char *packed = malloc(row * (size_t)img->height);
+    if (!packed)
+        exit(TEST_HARD_ERROR);
+    for (int y = 0; y < img->height; y++)
+        memcpy(packed + row * (size_t)y, (char *)img->data + (size_t)y * img->stride, row);
+    cl_int err;
+    cl_mem m = clCreateBuffer(oclconv_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                              row * (size_t)img->height, packed, &err);
+    free(packed);
+    if (err != CL_SUCCESS)
+        exit(TEST_HARD_ERROR);
+    return m;
+}
+
+/* Device-resident regions: every border, corners, one pixel and the
+ * interior, from the halo alone, waiting on an event and giving one. */
+static void regions_cl(oclconv_context *ctx, uint64_t *rng)
+{
+    const int W = 37, H = 21, rects[][4] = {{0, 0, 7, 5}, {30, 16, 7, 5}, {18, 10, 1, 1},
+                                            {10, 6, 15, 8}, {0, 3, 37, 6}};
+    int cases = 0, passed = 0;
+    for (int b = 0; b <= OCLCONV_BORDER_NORMALIZE; b++) {
+        cl_int err;
+        cl_event gate = clCreateUserEvent(oclconv_cl_context(ctx), &err);
+        int cn = 1 + b % 4;
+        oclconv_type type = b % 2 ? OCLCONV_F32 : OCLCONV_U8;
+        oclconv_image whole = image_random(rng, W, H, cn, type, 0);
+        oclconv_filter *f = filter_of(b % 3, rng);
+        oclconv_options opt;
+        oclconv_options_init(&opt);
+        opt.border = (oclconv_border)b;
+        opt.border_value = 5;
+        int fw, fh;
+        oclconv_filter_size(f, &fw, &fh);
+        ref_result ref;
+        if (ref_convolve(&whole, fw, fh, oclconv_filter_weights(f), &opt, &ref) != 0)
+            exit(TEST_HARD_ERROR);
+        for (size_t r = 0; r < sizeof rects / sizeof *rects; r++, cases++) {
+            int x = rects[r][0], y = rects[r][1], w = rects[r][2], h = rects[r][3];
+            int x0, x1, y0, y1, wrap = b == OCLCONV_BORDER_WRAP;
+            needed(x, x + w, fw / 2, W, wrap, &x0, &x1);
+            needed(y, y + h, fh / 2, H, wrap, &y0, &y1);
+            oclconv_image part = cut(&whole, x0, y0, x1 - x0, y1 - y0);
+            oclconv_image out = image_random(rng, w, h, cn, type, 0);
+            cl_mem in = buffer_of(ctx, &part), res = buffer_of(ctx, &out);
+            oclconv_cl_image a = {in, part.width, part.height, cn, type};
+            oclconv_cl_image d = {res, w, h, cn, type};
+            oclconv_region where = {W, H, x0, y0, x, y};
+            cl_event done = NULL;
+            long bad = -1;
+            char why[256] = "";
+            oclconv_status s = oclconv_apply_region_cl(ctx, &a, &where, &d, f, &opt, 1, &gate, &done);
+            if (s == OCLCONV_OK && r == 0) { /* nothing ran before the gate opened */
+                cl_int state = CL_COMPLETE;
+                clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state, &state,
+                               NULL);
+                ASSERT(state != CL_COMPLETE);
+                ASSERT(clSetUserEventStatus(gate, CL_COMPLETE) == CL_SUCCESS);
+            }
+            if (s == OCLCONV_OK && done && clWaitForEvents(1, &done) == CL_SUCCESS &&
+                clEnqueueReadBuffer(oclconv_cl_queue(ctx), res, CL_TRUE, 0, image_bytes(&out),
+                                    out.data, 0, NULL, NULL) == CL_SUCCESS) {
+                ref_result want = crop(&ref, x, y, w, h);
+                bad = ref_compare(&out, &want, why, sizeof why);
+                ref_result_free(&want);
+            }
+            if (bad == 0)
+                passed++;
+            else
+                TEST_FAIL_("device-resident %s cn=%d: region %dx%d at (%d, %d): %s (%s) %ld bad %s",
+                           border_name(opt.border), cn, w, h, x, y, oclconv_strerror(s),
+                           oclconv_errmsg(ctx), bad, why);
+            if (done)
+                clReleaseEvent(done);
+            clReleaseMemObject(in);
+            clReleaseMemObject(res);
+            image_free(&part);
+            image_free(&out);
+        }
+        ref_result_free(&ref);
+        oclconv_filter_destroy(f);
+        image_free(&whole);
+        clReleaseEvent(gate);
+    }
+    printf("device-resident regions: %d of %d cases pass\n", passed, cases);
+}
+
 /* What a caller supplies short or wrong is refused, naming what is
  * missing, and the destination keeps what it held. */
 static void refusals(oclconv_context *ctx, uint64_t *rng)
@@ -285,6 +376,7 @@ int main(void)
     printf("device: %s\n", oclconv_device_name(ctx));
     refusals(ctx, &rng);
     regions(ctx, &rng);
+    regions_cl(ctx, &rng);
     strips(ctx, &rng);
     oclconv_destroy(ctx);
     return test_exit();
