@@ -2,8 +2,9 @@
  * A context over several devices: a call on host images is split into
  * shares of the destination's rows, one a device, each a region of the
  * whole image (src/region.c) that the device filters from the caller's
- * memory, its halo rows read there too, on a thread of its own.  Shares
- * follow each device's rate, measured on the calls before.
+ * memory, its halo rows read there too, on a thread of its own (CPU
+ * devices in turn).  Shares follow each device's rate, measured on the
+ * calls before.
  */
 #include "internal.h"
 
@@ -104,7 +105,14 @@ oclconv_status oclconv__apply_devices(oclconv_context *ctx, const oclconv_image 
         sh[k].dst.height = first[k + 1] - first[k];
         sh[k].dst.stride = stride;
     }
-    for (int k = 1; k < n; k++)
+    /* Devices that are the host's CPU share its cores: side by side they
+     * would only take turns, and PoCL 3.1 asserts (its cache of loaded
+     * kernels, pocl_release_dlhandle_cache) when two of its devices in one
+     * process first run the same kernel at once.  They run in turn. */
+    int side_by_side = 0;
+    for (int k = 0; k < n; k++)
+        side_by_side |= !(sh[k].ctx->facts.type & CL_DEVICE_TYPE_CPU);
+    for (int k = 1; k < n && side_by_side; k++)
         started[k] = pthread_create(&thread[k], NULL, run_share, &sh[k]) == 0;
     run_share(&sh[0]);
     for (int k = 1; k < n; k++) {
