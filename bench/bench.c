@@ -470,6 +470,7 @@ int main(int argc, char **argv)
             return 1;
     }
     reach_rows(b.ctx, nsizes, sizes, huge, quick);
+    batch_rows(b.ctx, quick);
     if (!reach_only) {
         print_legend(S);
         printf("\n");

@@ -178,5 +178,7 @@ void print_ratio_pair(const char *what, const cell *lo, const cell *hi, double l
 /* reach.c: whole, strips and several devices, RGBA8, at each size; `huge`
  * (width, height; 0 for none) adds one image of that size. */
 void reach_rows(oclconv_context *ctx, int nsizes, int sizes[][2], const int *huge, int quick);
+/* reach.c: many small images, oclconv_apply_batch() against a loop. */
+void batch_rows(oclconv_context *ctx, int quick);
 
 #endif

@@ -412,6 +412,29 @@ OCLCONV_API oclconv_status oclconv_apply(oclconv_context *ctx, const oclconv_ima
                                          oclconv_image *dst, const oclconv_filter *f,
                                          const oclconv_options *opt);
 
+/* ====== Batches ======================================================= */
+/*! oclconv_apply_batch() :
+ *  Filters n images with one filter and one set of options: src[i] into
+ *  dst[i], each pair as oclconv_apply() would (pairs may differ in size,
+ *  type and channels).  Each program is built once.  On a device with
+ *  memory of its own the images' uploads, kernels and read-backs overlap
+ *  (a second queue and a ring of buffer sets, as for bands; OCLCONV_BANDS
+ *  set past 1 does the same on any device); on one that works in host
+ *  memory each image is filtered where it lies.  On a context over
+ *  several devices the images are shared among them by their rates.
+ *  Every pair is checked before any work (and planned, on a context of one
+ *  device): a bad one (NULL data, a size mismatch, an unknown type, a path
+ *  that cannot run it) fails the call with its status, *failed (when not NULL) set to its
+ *  index, the message starting "image i: ", and no destination touched.
+ *  If a device fails part-way, *failed is the image whose work failed:
+ *  the images its device finished before it hold their results, the
+ *  others may hold theirs or what they held.  n = 0 does nothing.
+ *  @return oclconv_apply()'s statuses. */
+OCLCONV_API oclconv_status oclconv_apply_batch(oclconv_context *ctx, size_t n,
+                                               const oclconv_image *src, oclconv_image *dst,
+                                               const oclconv_filter *f,
+                                               const oclconv_options *opt, size_t *failed);
+
 /* ====== Regions of a larger image ==================================== */
 /* Where a call's images lie in a larger image, the whole: its size, and
  * the positions in it of the source's and the destination's first pixels. */

@@ -133,7 +133,7 @@ oclconv_status oclconv__apply_host(oclconv_context *ctx, const oclconv_image *sr
     oclconv_status s = oclconv__validate(ctx, &job, opt, where == NULL);
     if (s != OCLCONV_OK)
         return s;
-    oclconv__region r = {src, dst, src->width, src->height, 0, 0, 0, 0, 0, 1, 1};
+    oclconv__region r = {src, dst, src->width, src->height, 0, 0, 0, 0, 0, 1, 1, 0};
     if (where) {
         r.width = where->width;
         r.height = where->height;

@@ -118,7 +118,7 @@ static oclconv_status apply_cl(oclconv_context *ctx, const oclconv_cl_image *src
     job.dst = &dst_d;
     job.filter = f;
     s = oclconv__validate(ctx, &job, opt, where == NULL);
-    oclconv__region r = {&src_d, &dst_d, src_d.width, src_d.height, 0, 0, 0, 0, 0, 1, 1};
+    oclconv__region r = {&src_d, &dst_d, src_d.width, src_d.height, 0, 0, 0, 0, 0, 1, 1, 0};
     if (s == OCLCONV_OK && where) {
         r.width = where->width;
         r.height = where->height;

@@ -51,33 +51,58 @@ int oclconv__split_worth(const oclconv_context *ctx, const oclconv_image *dst)
            (size_t)dst->width * (size_t)dst->height >= SPLIT_MIN_PIXELS;
 }
 
-/* Rows of the destination for each of n devices, after their rates. */
-static void split_rows(const oclconv_context *ctx, int n, int height, int *first)
+void oclconv__split(const double *rates, int n, long long total, long long *first)
 {
-    double rate[OCLCONV_MAX_DEVICES], total = 0, run = 0;
+    double rate[OCLCONV_MAX_DEVICES], sum = 0, run = 0;
     int measured = 1;
     for (int k = 0; k < n; k++)
-        measured &= ctx->rate[k] > 0;
+        measured &= rates[k] > 0;
     for (int k = 0; k < n; k++)
-        total += rate[k] = measured ? ctx->rate[k] : 1; /* equal shares until measured */
+        sum += rate[k] = measured ? rates[k] : 1; /* equal shares until measured */
     first[0] = 0;
     for (int k = 1; k < n; k++) {
         run += rate[k - 1];
-        int at = (int)((double)height * run / total + 0.5);
-        at = at < first[k - 1] + 1 ? first[k - 1] + 1 : at; /* a row each at least */
-        first[k] = at > height - (n - k) ? height - (n - k) : at;
+        long long at = (long long)((double)total * run / sum + 0.5);
+        at = at < first[k - 1] + 1 ? first[k - 1] + 1 : at; /* one each at least */
+        first[k] = at > total - (n - k) ? total - (n - k) : at;
     }
-    first[n] = height;
+    first[n] = total;
+}
+
+void oclconv__on_devices(oclconv_context *ctx, void *(*task)(void *), void *args, size_t size)
+{
+    int n = 1 + ctx->peer_count, started[OCLCONV_MAX_DEVICES] = {0};
+    pthread_t thread[OCLCONV_MAX_DEVICES];
+    /* Devices that are the host's CPU share its cores: side by side they
+     * would only take turns, and PoCL 3.1 asserts (its cache of loaded
+     * kernels, pocl_release_dlhandle_cache) when two of its devices in one
+     * process first run the same kernel at once.  They run in turn. */
+    int side_by_side = !(ctx->facts.type & CL_DEVICE_TYPE_CPU);
+    for (int k = 1; k < n; k++)
+        side_by_side |= !(ctx->peers[k - 1]->facts.type & CL_DEVICE_TYPE_CPU);
+    for (int k = 1; k < n && side_by_side; k++)
+        started[k] = pthread_create(&thread[k], NULL, task, (char *)args + size * (size_t)k) == 0;
+    task(args);
+    for (int k = 1; k < n; k++) {
+        if (started[k])
+            pthread_join(thread[k], NULL);
+        else
+            task((char *)args + size * (size_t)k); /* in turn, or no thread to be had */
+    }
+}
+
+void oclconv__update_rates(double *rates, int k, double done, double seconds)
+{
+    double rate = done / (seconds > 1e-9 ? seconds : 1e-9);
+    rates[k] = rates[k] > 0 ? 0.5 * rates[k] + 0.5 * rate : rate;
 }
 
 oclconv_status oclconv__apply_devices(oclconv_context *ctx, const oclconv_image *src,
                                       const oclconv_region *where, oclconv_image *dst,
                                       const oclconv_filter *f, const oclconv_options *opt)
 {
-    int n = 1 + ctx->peer_count, first[OCLCONV_MAX_DEVICES + 1];
+    int n = 1 + ctx->peer_count;
     share sh[OCLCONV_MAX_DEVICES];
-    pthread_t thread[OCLCONV_MAX_DEVICES];
-    int started[OCLCONV_MAX_DEVICES] = {0};
     oclconv_region whole = {src->width, src->height, 0, 0, 0, 0};
     where = where ? where : &whole;
     /* Shares that overwrite rows another share reads take a copy. */
@@ -95,32 +120,18 @@ oclconv_status oclconv__apply_devices(oclconv_context *ctx, const oclconv_image 
             memcpy((char *)copy.data + row * (size_t)y,
                    (const char *)src->data + oclconv__row_stride(src) * (size_t)y, row);
     }
-    split_rows(ctx, n, dst->height, first);
+    long long first[OCLCONV_MAX_DEVICES + 1];
+    oclconv__split(ctx->rate, n, dst->height, first);
     size_t stride = oclconv__row_stride(dst);
     for (int k = 0; k < n; k++) {
         sh[k] = (share){k ? ctx->peers[k - 1] : ctx, &copy, *where, *dst, f, opt,
                         OCLCONV_OK, 0};
-        sh[k].where.dst_y += first[k];
+        sh[k].where.dst_y += (int)first[k];
         sh[k].dst.data = (char *)dst->data + stride * (size_t)first[k];
-        sh[k].dst.height = first[k + 1] - first[k];
+        sh[k].dst.height = (int)(first[k + 1] - first[k]);
         sh[k].dst.stride = stride;
     }
-    /* Devices that are the host's CPU share its cores: side by side they
-     * would only take turns, and PoCL 3.1 asserts (its cache of loaded
-     * kernels, pocl_release_dlhandle_cache) when two of its devices in one
-     * process first run the same kernel at once.  They run in turn. */
-    int side_by_side = 0;
-    for (int k = 0; k < n; k++)
-        side_by_side |= !(sh[k].ctx->facts.type & CL_DEVICE_TYPE_CPU);
-    for (int k = 1; k < n && side_by_side; k++)
-        started[k] = pthread_create(&thread[k], NULL, run_share, &sh[k]) == 0;
-    run_share(&sh[0]);
-    for (int k = 1; k < n; k++) {
-        if (started[k])
-            pthread_join(thread[k], NULL);
-        else
-            run_share(&sh[k]); /* no thread to be had: in turn */
-    }
+    oclconv__on_devices(ctx, run_share, sh, sizeof *sh);
     if (copy.data != src->data)
         free(copy.data);
     oclconv_status s = OCLCONV_OK;
@@ -131,7 +142,7 @@ oclconv_status oclconv__apply_devices(oclconv_context *ctx, const oclconv_image 
         if (sh[k].status != OCLCONV_OK && s == OCLCONV_OK) {
             s = sh[k].status;
             if (k > 0)
-                oclconv__fail(ctx, s, "device %d (%s), rows %d..%d: %s", k, sh[k].ctx->name,
+                oclconv__fail(ctx, s, "device %d (%s), rows %lld..%lld: %s", k, sh[k].ctx->name,
                               where->dst_y + first[k], where->dst_y + first[k + 1] - 1,
                               oclconv_errmsg(sh[k].ctx));
         }
@@ -140,10 +151,8 @@ oclconv_status oclconv__apply_devices(oclconv_context *ctx, const oclconv_image 
         return s;
     /* Rates as rows a second, half from this call: a share that ran cold
      * (building its programs) moves them, and the next calls set them right. */
-    for (int k = 0; k < n; k++) {
-        double rate = (double)sh[k].dst.height / (sh[k].seconds > 1e-9 ? sh[k].seconds : 1e-9);
-        ctx->rate[k] = ctx->rate[k] > 0 ? 0.5 * ctx->rate[k] + 0.5 * rate : rate;
-    }
+    for (int k = 0; k < n; k++)
+        oclconv__update_rates(ctx->rate, k, sh[k].dst.height, sh[k].seconds);
     ctx->last_kernel_seconds = kernel_seconds;
     ctx->last_method = sh[0].ctx->last_method;
     return OCLCONV_OK;

@@ -101,6 +101,7 @@ struct oclconv_context {
     struct oclconv_context *peers[OCLCONV_MAX_DEVICES - 1];
     int peer_count;
     double rate[OCLCONV_MAX_DEVICES];
+    double batch_rate[OCLCONV_MAX_DEVICES]; /* images a second (batch.c) */
     int device_index; /* a peer's place among the devices (0: the first) */
     const struct oclconv_context *first; /* a peer's first device's context */
 };
@@ -307,6 +308,14 @@ oclconv_status oclconv__apply_host(oclconv_context *ctx, const oclconv_image *sr
                                    int split);
 /* Whether a checked call on a context over several devices splits. */
 int oclconv__split_worth(const oclconv_context *ctx, const oclconv_image *dst);
+/* first[0..n]: the split of `total` (rows, images) among n devices after
+ * their rates (rows or images a second; equal until all are measured). */
+void oclconv__split(const double *rates, int n, long long total, long long *first);
+/* Runs task(args + k * size) for each device k of ctx: side by side on
+ * threads, or in turn where the devices are all the host's CPU. */
+void oclconv__on_devices(oclconv_context *ctx, void *(*task)(void *), void *args, size_t size);
+/* Moves device k's rate halfway to `done` units in `seconds`. */
+void oclconv__update_rates(double *rates, int k, double done, double seconds);
 /* The call split into shares of rows, one a device, run side by side. */
 oclconv_status oclconv__apply_devices(oclconv_context *ctx, const oclconv_image *src,
                                       const oclconv_region *where, oclconv_image *dst,
@@ -328,6 +337,7 @@ typedef struct {
     int src_x, src_y, dst_x, dst_y;
     int staged;
     int parts, ring; /* parts of rows, and buffer sets they go through */
+    int in_batch;    /* an image of a batch: no bands, the batch overlaps its images */
 } oclconv__region;
 /* Whether the region's images lie in the whole image and src holds every
  * pixel dst's windows read. */
@@ -349,6 +359,17 @@ oclconv_status oclconv__region_parts(oclconv_context *ctx, oclconv__region *r,
 oclconv_status oclconv__region_cl(oclconv_context *ctx, const oclconv__region *r,
                                   const oclconv__job *job, cl_mem src, cl_mem dst,
                                   cl_event *done);
+/* Part k of a region, with its planned job. */
+typedef struct {
+    const oclconv__region *r;
+    const oclconv__job *job;
+    int k;
+} oclconv__part;
+/* Runs n parts (of one region or several: a batch) through `ring` buffer
+ * sets, each part's copies overlapping the others' kernels; on failure
+ * *failed (when given) is the index of the part that failed, else -1. */
+oclconv_status oclconv__run_parts(oclconv_context *ctx, const oclconv__part *p, int n, int ring,
+                                  oclconv__path_fn run, int *failed);
 /* Runs the region's parts, each part's copies overlapping the others'. */
 oclconv_status oclconv__run_region(oclconv_context *ctx, const oclconv__region *r,
                                    const oclconv__job *job, oclconv__path_fn run);

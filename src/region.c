@@ -201,7 +201,7 @@ static void row_bytes(const oclconv__job *job, int width, size_t *io, size_t *mi
 static int band_count(const oclconv_context *ctx, const oclconv__region *r,
                       const oclconv__job *job)
 {
-    if (job->method == OCLCONV_METHOD_IMAGE || r->staged)
+    if (job->method == OCLCONV_METHOD_IMAGE || r->staged || r->in_batch)
         return 1;
     const char *env = getenv("OCLCONV_BANDS");
     int n;
@@ -361,13 +361,14 @@ static oclconv_status ensure_upload_queue(oclconv_context *ctx)
     return oclconv__cl_fail(ctx, err, "clCreateCommandQueue (uploads)");
 }
 
-/* Part k's upload into ring set k % ring, after *wait. */
-static oclconv_status start_part(oclconv_context *ctx, const oclconv__region *r,
-                                 const oclconv__job *job, int k, const cl_event *wait,
-                                 cl_event *uploaded)
+/* A part's upload into ring set `set`, after *wait. */
+static oclconv_status start_part(oclconv_context *ctx, const oclconv__part *p, int set,
+                                 const cl_event *wait, cl_event *uploaded)
 {
-    int d0, d1, most0, most1, slot = OCLCONV_BAND_SLOT(k % r->ring);
-    part_rows(r, k, r->parts, &d0, &d1);
+    const oclconv__region *r = p->r;
+    const oclconv__job *job = p->job;
+    int d0, d1, most0, most1, slot = OCLCONV_BAND_SLOT(set);
+    part_rows(r, p->k, r->parts, &d0, &d1);
     part_rows(r, 0, r->parts, &most0, &most1);
     span sx = col_span(r, job), sy = row_span(r, job, d0, d1);
     size_t io, mid, rows = (size_t)(most1 - most0 + 1) + 2 * (size_t)reach_y(job);
@@ -383,16 +384,16 @@ static oclconv_status start_part(oclconv_context *ctx, const oclconv__region *r,
     return s;
 }
 
-/* Part k's kernels after its upload, then its read-back (*read). */
-static oclconv_status finish_part(oclconv_context *ctx, const oclconv__region *r,
-                                  const oclconv__job *job, int k, const cl_event *uploaded,
-                                  oclconv__path_fn run, cl_event *read)
+/* A part's kernels after its upload, then its read-back (*read). */
+static oclconv_status finish_part(oclconv_context *ctx, const oclconv__part *p, int set,
+                                  const cl_event *uploaded, oclconv__path_fn run, cl_event *read)
 {
-    int d0, d1, slot = OCLCONV_BAND_SLOT(k % r->ring);
-    part_rows(r, k, r->parts, &d0, &d1);
-    span sx = col_span(r, job), sy = row_span(r, job, d0, d1);
+    const oclconv__region *r = p->r;
+    int d0, d1, slot = OCLCONV_BAND_SLOT(set);
+    part_rows(r, p->k, r->parts, &d0, &d1);
+    span sx = col_span(r, p->job), sy = row_span(r, p->job, d0, d1);
     oclconv_image src, dst;
-    oclconv__job part = part_job(job, &sx, &sy, &src, &dst);
+    oclconv__job part = part_job(p->job, &sx, &sy, &src, &dst);
     oclconv__io io = {ctx->scratch[slot], ctx->scratch[slot + 1], 0, 0};
     ctx->wait_list = uploaded;
     ctx->wait_count = 1;
@@ -406,33 +407,26 @@ static oclconv_status finish_part(oclconv_context *ctx, const oclconv__region *r
     return s;
 }
 
-oclconv_status oclconv__run_region(oclconv_context *ctx, const oclconv__region *r,
-                                   const oclconv__job *job, oclconv__path_fn run)
+oclconv_status oclconv__run_parts(oclconv_context *ctx, const oclconv__part *p, int n, int ring,
+                                  oclconv__path_fn run, int *failed)
 {
-    int n = r->parts, ring = r->ring;
-    if (job->method == OCLCONV_METHOD_IMAGE) {
-        oclconv_status s = OCLCONV_OK;
-        for (int k = 0; k < n && s == OCLCONV_OK; k++) {
-            int d0, d1;
-            part_rows(r, k, n, &d0, &d1);
-            span sx = col_span(r, job), sy = row_span(r, job, d0, d1);
-            s = image_part(ctx, r, job, &sx, &sy, d0, d1);
-        }
-        return s;
-    }
     cl_event uploaded[OCLCONV_MAX_BANDS] = {0};
+    int bad = 0;
     oclconv_status s = ensure_upload_queue(ctx);
-    for (int k = 0; k < ring && k < n && s == OCLCONV_OK; k++)
-        s = start_part(ctx, r, job, k, NULL, &uploaded[k]);
+    for (int j = 0; j < ring && j < n && s == OCLCONV_OK; j++)
+        if ((s = start_part(ctx, &p[j], j, NULL, &uploaded[j])) != OCLCONV_OK)
+            bad = j;
     if (s == OCLCONV_OK)
         clFlush(ctx->upload_queue);
     for (int k = 0; k < n && s == OCLCONV_OK; k++) {
         cl_event read = NULL;
-        s = finish_part(ctx, r, job, k, &uploaded[k % ring], run, &read);
+        s = finish_part(ctx, &p[k], k % ring, &uploaded[k % ring], run, &read);
+        bad = k;
         clReleaseEvent(uploaded[k % ring]);
         uploaded[k % ring] = NULL;
         if (s == OCLCONV_OK && k + ring < n) {
-            s = start_part(ctx, r, job, k + ring, &read, &uploaded[k % ring]);
+            s = start_part(ctx, &p[k + ring], k % ring, &read, &uploaded[k % ring]);
+            bad = k + ring;
             clFlush(ctx->upload_queue);
             clFlush(ctx->queue);
         }
@@ -442,11 +436,39 @@ oclconv_status oclconv__run_region(oclconv_context *ctx, const oclconv__region *
     /* Nothing may still touch the caller's memory, done or failed. */
     cl_int err = ctx->upload_queue ? clFinish(ctx->upload_queue) : CL_SUCCESS;
     cl_int err2 = clFinish(ctx->queue);
-    if (s == OCLCONV_OK && (err != CL_SUCCESS || err2 != CL_SUCCESS))
+    if (s == OCLCONV_OK && (err != CL_SUCCESS || err2 != CL_SUCCESS)) {
         s = oclconv__cl_fail(ctx, err != CL_SUCCESS ? err : err2, "clFinish");
-    for (int k = 0; k < ring; k++)
-        if (uploaded[k])
-            clReleaseEvent(uploaded[k]);
+        bad = 0; /* which command failed is not known */
+    }
+    for (int j = 0; j < ring; j++)
+        if (uploaded[j])
+            clReleaseEvent(uploaded[j]);
+    if (failed)
+        *failed = s == OCLCONV_OK ? -1 : bad;
+    return s;
+}
+
+oclconv_status oclconv__run_region(oclconv_context *ctx, const oclconv__region *r,
+                                   const oclconv__job *job, oclconv__path_fn run)
+{
+    int n = r->parts;
+    oclconv_status s = OCLCONV_OK;
+    if (job->method == OCLCONV_METHOD_IMAGE) {
+        for (int k = 0; k < n && s == OCLCONV_OK; k++) {
+            int d0, d1;
+            part_rows(r, k, n, &d0, &d1);
+            span sx = col_span(r, job), sy = row_span(r, job, d0, d1);
+            s = image_part(ctx, r, job, &sx, &sy, d0, d1);
+        }
+        return s;
+    }
+    oclconv__part *p = malloc((size_t)n * sizeof *p);
+    if (!p)
+        return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for %d parts", n);
+    for (int k = 0; k < n; k++)
+        p[k] = (oclconv__part){r, job, k};
+    s = oclconv__run_parts(ctx, p, n, r->ring, run, NULL);
+    free(p);
     return s;
 }
 

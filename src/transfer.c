@@ -349,20 +349,27 @@ oclconv_status oclconv__run_2d_local(oclconv_context *ctx, cl_kernel k, size_t g
     return OCLCONV_OK;
 }
 
+/* The device time of one finished kernel's event. */
+static double event_time(cl_event e)
+{
+    cl_ulong start = 0, end = 0;
+    if (clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) ==
+            CL_SUCCESS &&
+        clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) ==
+            CL_SUCCESS &&
+        end > start)
+        return (double)(end - start) * 1e-9;
+    return 0;
+}
+
 /* Sums the device time of the kernels enqueued so far into
  * ctx->banked_seconds, waiting for them, and forgets their events. */
 static double kernel_time(oclconv_context *ctx)
 {
     double total = 0;
     for (int i = 0; i < ctx->kernel_event_count; i++) {
-        cl_ulong start = 0, end = 0;
-        if (clWaitForEvents(1, &ctx->kernel_events[i]) == CL_SUCCESS &&
-            clGetEventProfilingInfo(ctx->kernel_events[i], CL_PROFILING_COMMAND_START,
-                                    sizeof start, &start, NULL) == CL_SUCCESS &&
-            clGetEventProfilingInfo(ctx->kernel_events[i], CL_PROFILING_COMMAND_END, sizeof end,
-                                    &end, NULL) == CL_SUCCESS &&
-            end > start)
-            total += (double)(end - start) * 1e-9;
+        if (clWaitForEvents(1, &ctx->kernel_events[i]) == CL_SUCCESS)
+            total += event_time(ctx->kernel_events[i]);
         clReleaseEvent(ctx->kernel_events[i]);
     }
     ctx->kernel_event_count = 0;
@@ -371,7 +378,23 @@ static double kernel_time(oclconv_context *ctx)
 
 void oclconv__bank_kernel_time(oclconv_context *ctx)
 {
-    ctx->banked_seconds += kernel_time(ctx);
+    /* The kernels that have finished, without waiting for the others: the
+     * queue keeps working on the parts behind them. */
+    int kept = 0;
+    for (int i = 0; i < ctx->kernel_event_count; i++) {
+        cl_int state = CL_QUEUED;
+        cl_event e = ctx->kernel_events[i];
+        clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state, &state, NULL);
+        if (state == CL_COMPLETE) {
+            ctx->banked_seconds += event_time(e);
+            clReleaseEvent(e);
+        } else {
+            ctx->kernel_events[kept++] = e;
+        }
+    }
+    ctx->kernel_event_count = kept;
+    if (kept > OCLCONV_MAX_EVENTS - OCLCONV_MAX_KERNELS)
+        ctx->banked_seconds += kernel_time(ctx);
 }
 
 void oclconv__collect_kernel_time(oclconv_context *ctx)

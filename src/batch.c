@@ -1,0 +1,201 @@
+/*
+ * oclconv_apply_batch(): many images with one filter.  Every pair is
+ * checked and planned before any work; then, on a device with memory of
+ * its own, the images go through the parts pipeline of src/region.c (each
+ * image one part: its upload on the second queue while the kernels and
+ * read-back of the ones before run), and on a device that works in host
+ * memory each is filtered where it lies, one after the other.  On a
+ * context over several devices the images are shared among them by their
+ * rates (images a second).
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Buffer sets the images go through: a few in flight hide the copies. */
+#define BATCH_RING 4
+
+typedef struct {
+    oclconv__region r;
+    oclconv__job job;
+    oclconv_image part_src, part_dst;
+    int piped; /* through the pipeline, else a call of its own */
+} item;
+
+/* Checks and plans pair i into it; the message names the image. */
+static oclconv_status prepare(oclconv_context *ctx, const oclconv_image *src, oclconv_image *dst,
+                              size_t i, const oclconv_filter *f, const oclconv_options *opt,
+                              int pipe, item *it)
+{
+    memset(it, 0, sizeof *it);
+    it->job.src = &src[i];
+    it->job.dst = &dst[i];
+    it->job.filter = f;
+    oclconv_status s = oclconv__validate(ctx, &it->job, opt, 1);
+    if (s == OCLCONV_OK) {
+        it->r = (oclconv__region){&src[i], &dst[i], src[i].width, src[i].height, 0, 0, 0, 0,
+                                  oclconv__overlap(&src[i], &dst[i]), 1, 1, 1};
+        oclconv__region_image(&it->r, &it->job, 0, &it->part_src);
+        oclconv__region_image(&it->r, &it->job, 1, &it->part_dst);
+        it->job.src = &it->part_src;
+        it->job.dst = &it->part_dst;
+        s = oclconv__plan(ctx, &it->job);
+    }
+    if (s == OCLCONV_OK)
+        s = oclconv__region_parts(ctx, &it->r, &it->job);
+    if (s != OCLCONV_OK) {
+        char why[1024];
+        snprintf(why, sizeof why, "%s", oclconv_errmsg(ctx));
+        return oclconv__fail(ctx, s, "image %zu: %s", i, why);
+    }
+    it->piped = pipe && it->r.parts == 1 && !it->r.staged &&
+                it->job.method != OCLCONV_METHOD_IMAGE;
+    it->r.ring = BATCH_RING;
+    return OCLCONV_OK;
+}
+
+/* Whether images go through the pipeline on this device: it has memory of
+ * its own, or OCLCONV_BANDS asks (any device). */
+static int pipelined(const oclconv_context *ctx)
+{
+    const char *env = getenv("OCLCONV_BANDS");
+    return !ctx->facts.unified_memory || (env && atoi(env) > 1);
+}
+
+/* The n pairs on one device; *failed the first image not done. */
+static oclconv_status batch_one(oclconv_context *ctx, size_t n, const oclconv_image *src,
+                                oclconv_image *dst, const oclconv_filter *f,
+                                const oclconv_options *opt, size_t *failed)
+{
+    item *it = calloc(n ? n : 1, sizeof *it);
+    oclconv__part *p = calloc(n ? n : 1, sizeof *p);
+    oclconv_status s = it && p ? OCLCONV_OK
+                               : oclconv__fail(ctx, OCLCONV_E_NOMEM,
+                                               "out of memory for a batch of %zu images", n);
+    int pipe = pipelined(ctx);
+    size_t i = 0;
+    for (; i < n && s == OCLCONV_OK; i++)
+        s = prepare(ctx, src, dst, i, f, opt, pipe, &it[i]);
+    if (s != OCLCONV_OK) {
+        *failed = i ? i - 1 : 0;
+        free(it);
+        free(p);
+        return s;
+    }
+    /* Runs of piped images through the pipeline, the others alone. */
+    for (i = 0; i < n && s == OCLCONV_OK;) {
+        size_t run = 0;
+        while (i + run < n && it[i + run].piped && run < (size_t)1 << 30) {
+            p[run] = (oclconv__part){&it[i + run].r, &it[i + run].job, 0};
+            run++;
+        }
+        if (run) {
+            int bad = -1;
+            s = oclconv__run_parts(ctx, p, (int)run, BATCH_RING, oclconv__run_buffer_path, &bad);
+            *failed = i + (size_t)(bad > 0 ? bad : 0);
+            i += run;
+        } else {
+            s = oclconv__apply_host(ctx, &src[i], NULL, &dst[i], f, opt, 0);
+            *failed = i++;
+        }
+    }
+    oclconv__collect_kernel_time(ctx);
+    if (s != OCLCONV_OK) {
+        char why[1024];
+        snprintf(why, sizeof why, "%s", oclconv_errmsg(ctx));
+        oclconv__fail(ctx, s, "image %zu: %s", *failed, why);
+    } else if (n) {
+        ctx->last_method = it[n - 1].job.method;
+    }
+    free(it);
+    free(p);
+    return s;
+}
+
+typedef struct {
+    oclconv_context *ctx;
+    size_t first, count;
+    const oclconv_image *src;
+    oclconv_image *dst;
+    const oclconv_filter *f;
+    const oclconv_options *opt;
+    oclconv_status status;
+    size_t failed;
+    double seconds;
+} share;
+
+static void *run_share(void *arg)
+{
+    share *sh = arg;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    sh->status = batch_one(sh->ctx, sh->count, sh->src + sh->first, sh->dst + sh->first, sh->f,
+                           sh->opt, &sh->failed);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    sh->failed += sh->first;
+    sh->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    return NULL;
+}
+
+oclconv_status oclconv_apply_batch(oclconv_context *ctx, size_t n, const oclconv_image *src,
+                                   oclconv_image *dst, const oclconv_filter *f,
+                                   const oclconv_options *opt, size_t *failed)
+{
+    if (failed)
+        *failed = 0;
+    if (!ctx)
+        return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG, "oclconv_apply_batch: context is NULL");
+    oclconv__clear_error(ctx);
+    if (n && (!src || !dst))
+        return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG,
+                             "oclconv_apply_batch: %zu images but no %s array", n,
+                             !src ? "source" : "destination");
+    if (n > (size_t)1 << 30)
+        return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG,
+                             "oclconv_apply_batch: %zu images; at most 2^30 a call", n);
+    int devices = 1 + ctx->peer_count;
+    share sh[OCLCONV_MAX_DEVICES];
+    long long first[OCLCONV_MAX_DEVICES + 1];
+    if ((size_t)devices > n)
+        devices = 1;
+    /* Every pair is checked before any device starts. */
+    for (size_t i = 0; i < n && devices > 1; i++) {
+        oclconv__job job = {0};
+        job.src = &src[i];
+        job.dst = &dst[i];
+        job.filter = f;
+        oclconv_status s = oclconv__validate(ctx, &job, opt, 1);
+        if (s != OCLCONV_OK) {
+            char why[1024];
+            snprintf(why, sizeof why, "%s", oclconv_errmsg(ctx));
+            if (failed)
+                *failed = i;
+            return oclconv__fail(ctx, s, "image %zu: %s", i, why);
+        }
+    }
+    oclconv__split(ctx->batch_rate, devices, (long long)n, first);
+    for (int k = 0; k < devices; k++)
+        sh[k] = (share){k ? ctx->peers[k - 1] : ctx, (size_t)first[k],
+                        (size_t)(first[k + 1] - first[k]), src, dst, f, opt, OCLCONV_OK, 0, 0};
+    if (devices > 1)
+        oclconv__on_devices(ctx, run_share, sh, sizeof *sh);
+    else
+        run_share(&sh[0]);
+    oclconv_status s = OCLCONV_OK;
+    for (int k = 0; k < devices && s == OCLCONV_OK; k++)
+        if ((s = sh[k].status) != OCLCONV_OK) {
+            if (failed)
+                *failed = sh[k].failed;
+            if (k > 0)
+                oclconv__fail(ctx, s, "device %d (%s): %s", k, sh[k].ctx->name,
+                              oclconv_errmsg(sh[k].ctx));
+        }
+    for (int k = 0; k < devices && s == OCLCONV_OK && devices > 1; k++)
+        oclconv__update_rates(ctx->batch_rate, k, (double)sh[k].count, sh[k].seconds);
+    if (s == OCLCONV_OK && n)
+        ctx->last_method = sh[0].ctx->last_method;
+    return s;
+}
