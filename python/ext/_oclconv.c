@@ -403,7 +403,9 @@ static PyObject *context_closed(ContextObject *self, void *closure)
 
 static PyMethodDef context_methods[] = {
     {"_apply", (PyCFunction)(void (*)(void))pyoclconv_apply, METH_VARARGS,
-     "_apply(src, dst, filter, border, border_value, scale, delta, method)"},
+     "_apply(src, dst, filter, border, border_value, scale, delta, method[, region])"},
+    {"_apply_batch", (PyCFunction)(void (*)(void))pyoclconv_apply_batch, METH_VARARGS,
+     "_apply_batch(srcs, dsts, filter, border, border_value, scale, delta, method)"},
     {"close", (PyCFunction)context_close, METH_NOARGS,
      "Release the device's resources now; later calls raise ValueError."},
     {NULL, NULL, 0, NULL}};

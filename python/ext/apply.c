@@ -1,6 +1,7 @@
 /*
  * Context._apply: an image from any object with the buffer protocol into
- * another, through oclconv_apply().  The library takes rows of packed pixels
+ * another, through oclconv_apply(), or oclconv_apply_region() where a
+ * region (whole width, height, source x, y, destination x, y) is given.  The library takes rows of packed pixels
  * at any row stride; a view whose pixels or channels are not packed within a
  * row (a column step, a channel subset, a negative stride, unaligned data)
  * is gathered into a packed copy, or filtered into one and scattered back.
@@ -154,11 +155,18 @@ static size_t packed_bytes(const side *s)
 
 PyObject *pyoclconv_apply(ContextObject *self, PyObject *args)
 {
-    PyObject *src_obj, *dst_obj, *filter;
+    PyObject *src_obj, *dst_obj, *filter, *region_obj = Py_None;
     int border, method;
     float border_value, scale, delta;
-    if (!PyArg_ParseTuple(args, "OOO!ifffi:_apply", &src_obj, &dst_obj, &pyoclconv_FilterType,
-                          &filter, &border, &border_value, &scale, &delta, &method))
+    oclconv_region region;
+    if (!PyArg_ParseTuple(args, "OOO!ifffi|O:_apply", &src_obj, &dst_obj, &pyoclconv_FilterType,
+                          &filter, &border, &border_value, &scale, &delta, &method,
+                          &region_obj))
+        return NULL;
+    int with_region = region_obj != Py_None;
+    if (with_region &&
+        !PyArg_ParseTuple(region_obj, "iiiiii:region", &region.width, &region.height,
+                          &region.src_x, &region.src_y, &region.dst_x, &region.dst_y))
         return NULL;
     if (!self->ctx) {
         PyErr_SetString(PyExc_ValueError, "the context is closed");
@@ -174,7 +182,8 @@ PyObject *pyoclconv_apply(ContextObject *self, PyObject *args)
     PyObject *result = NULL;
     if (!describe(&src, "input") || !describe(&dst, "output"))
         goto done;
-    if (src.img.width != dst.img.width || src.img.height != dst.img.height ||
+    if ((!with_region &&
+         (src.img.width != dst.img.width || src.img.height != dst.img.height)) ||
         src.img.channels != dst.img.channels) {
         PyErr_Format(PyExc_ValueError,
                      "output: %d x %d with %d channel(s) does not match the input's %d x %d "
@@ -217,7 +226,8 @@ PyObject *pyoclconv_apply(ContextObject *self, PyObject *args)
             s = OCLCONV_E_NOMEM;
             snprintf(msg, sizeof msg, "no host memory for a packed copy of the image");
         } else {
-            s = oclconv_apply(self->ctx, &src.img, &dst.img, f, &opt);
+            s = with_region ? oclconv_apply_region(self->ctx, &src.img, &region, &dst.img, f, &opt)
+                            : oclconv_apply(self->ctx, &src.img, &dst.img, f, &opt);
             if (s != OCLCONV_OK)
                 snprintf(msg, sizeof msg, "%s", oclconv_errmsg(self->ctx));
             else if (!dst.direct)
@@ -240,5 +250,115 @@ PyObject *pyoclconv_apply(ContextObject *self, PyObject *args)
 done:
     PyBuffer_Release(&dst.view);
     PyBuffer_Release(&src.view);
+    return result;
+}
+
+PyObject *pyoclconv_apply_batch(ContextObject *self, PyObject *args)
+{
+    PyObject *src_list, *dst_list, *filter;
+    int border, method;
+    float border_value, scale, delta;
+    if (!PyArg_ParseTuple(args, "OOO!ifffi:_apply_batch", &src_list, &dst_list,
+                          &pyoclconv_FilterType, &filter, &border, &border_value, &scale, &delta,
+                          &method))
+        return NULL;
+    if (!self->ctx) {
+        PyErr_SetString(PyExc_ValueError, "the context is closed");
+        return NULL;
+    }
+    PyObject *srcs = PySequence_Fast(src_list, "images must be a sequence");
+    PyObject *dsts = srcs ? PySequence_Fast(dst_list, "outputs must be a sequence") : NULL;
+    if (!dsts) {
+        Py_XDECREF(srcs);
+        return NULL;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(srcs), got = 0;
+    side *s = n ? calloc((size_t)n, sizeof *s) : NULL, *d = n ? calloc((size_t)n, sizeof *d) : NULL;
+    oclconv_image *si = n ? calloc((size_t)n, sizeof *si) : NULL;
+    oclconv_image *di = n ? calloc((size_t)n, sizeof *di) : NULL;
+    PyObject *result = NULL;
+    if (PySequence_Fast_GET_SIZE(dsts) != n) {
+        PyErr_SetString(PyExc_ValueError, "as many outputs as images are needed");
+        goto done;
+    }
+    if (n && (!s || !d || !si || !di)) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (; got < n; got++) {
+        char what[64];
+        if (PyObject_GetBuffer(PySequence_Fast_GET_ITEM(srcs, got), &s[got].view,
+                               PyBUF_RECORDS_RO) < 0)
+            goto done;
+        if (PyObject_GetBuffer(PySequence_Fast_GET_ITEM(dsts, got), &d[got].view,
+                               PyBUF_RECORDS) < 0) {
+            PyBuffer_Release(&s[got].view);
+            goto done;
+        }
+        snprintf(what, sizeof what, "image %zd", got);
+        if (!describe(&s[got], what) || !describe(&d[got], what)) {
+            got++;
+            goto done;
+        }
+    }
+    oclconv_options opt;
+    oclconv_options_init(&opt);
+    opt.border = (oclconv_border)border;
+    opt.border_value = border_value;
+    opt.scale = scale;
+    opt.delta = delta;
+    opt.method = (oclconv_method)method;
+    oclconv_status st = OCLCONV_OK;
+    char msg[2048] = "";
+    size_t failed = 0;
+    int closed = 0;
+    Py_BEGIN_ALLOW_THREADS
+    PyThread_acquire_lock(self->lock, WAIT_LOCK);
+    for (Py_ssize_t i = 0; i < n && st == OCLCONV_OK; i++) {
+        if (!s[i].direct && (s[i].img.data = malloc(packed_bytes(&s[i]))) != NULL)
+            copy_strided(&s[i], s[i].img.data, 1);
+        if (!d[i].direct)
+            d[i].img.data = malloc(packed_bytes(&d[i]));
+        if (!s[i].img.data || !d[i].img.data) {
+            st = OCLCONV_E_NOMEM;
+            snprintf(msg, sizeof msg, "no host memory for a packed copy of image %zd", i);
+        }
+        si[i] = s[i].img;
+        di[i] = d[i].img;
+    }
+    if (!self->ctx)
+        closed = 1;
+    else if (st == OCLCONV_OK &&
+             (st = oclconv_apply_batch(self->ctx, (size_t)n, si, di,
+                                       ((FilterObject *)filter)->f, &opt, &failed)) != OCLCONV_OK)
+        snprintf(msg, sizeof msg, "%s", oclconv_errmsg(self->ctx));
+    for (Py_ssize_t i = 0; i < n && st == OCLCONV_OK && !closed; i++)
+        if (!d[i].direct)
+            copy_strided(&d[i], d[i].img.data, 0);
+    PyThread_release_lock(self->lock);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!s[i].direct)
+            free(s[i].img.data);
+        if (!d[i].direct)
+            free(d[i].img.data);
+    }
+    Py_END_ALLOW_THREADS
+    if (closed)
+        PyErr_SetString(PyExc_ValueError, "the context is closed");
+    else if (st != OCLCONV_OK)
+        pyoclconv_raise(st, msg);
+    else
+        result = Py_NewRef(Py_None);
+done:
+    for (Py_ssize_t i = 0; i < got; i++) {
+        PyBuffer_Release(&s[i].view);
+        PyBuffer_Release(&d[i].view);
+    }
+    free(s);
+    free(d);
+    free(si);
+    free(di);
+    Py_DECREF(srcs);
+    Py_DECREF(dsts);
     return result;
 }

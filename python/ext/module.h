@@ -30,7 +30,11 @@ const char *pyoclconv_native_format(const char *format);
 /* Raises the package's exception for status `s` with `detail`; returns NULL. */
 PyObject *pyoclconv_raise(oclconv_status s, const char *detail);
 
-/* Context._apply(src, dst, filter, border, border_value, scale, delta, method) */
+/* Context._apply(src, dst, filter, border, border_value, scale, delta, method[,
+ * region (whole width, height, source x, y, destination x, y)]) */
 PyObject *pyoclconv_apply(ContextObject *self, PyObject *args);
+/* Context._apply_batch(srcs, dsts, filter, border, border_value, scale, delta, method):
+ * oclconv_apply_batch() over two sequences of buffers. */
+PyObject *pyoclconv_apply_batch(ContextObject *self, PyObject *args);
 
 #endif

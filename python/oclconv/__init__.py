@@ -165,6 +165,47 @@ class Context(_oclconv.Context):
                     scale, delta, _index(METHODS, method, "method"))
         return out
 
+    def apply_region(self, image, filter, whole, image_at=(0, 0), out_at=None,
+                     out_shape=None, border="clamp", border_value=0.0, scale=1.0, delta=0.0,
+                     method="auto", out=None, dtype=None):
+        """Filters a rectangle of a larger image, `whole` = (height, width):
+        `image` holds the rectangle whose first pixel is at `image_at` = (y, x)
+        of the whole (a tile with its halo, a strip), and the result is the
+        rectangle of `out_shape` = (height, width) at `out_at` (defaults: the
+        image's own) of the whole image's result, the border acting at the
+        whole image's edges only.  `image` must hold every pixel the result's
+        windows read inside the whole (the result's rectangle grown by the
+        filter's radius, cut to the whole; with border="wrap", the rows and
+        columns it wraps to); else ValueError names them."""
+        src = image if isinstance(image, np.ndarray) else np.asarray(image)
+        out_at = image_at if out_at is None else out_at
+        if out is None:
+            shape = src.shape[:2] if out_shape is None else tuple(out_shape)
+            dt = _dtype(src.dtype, "image dtype") if dtype is None else \
+                _dtype(dtype, "output dtype")
+            out = np.empty(shape + src.shape[2:], dtype=dt)
+        elif dtype is not None and np.dtype(dtype) != getattr(out, "dtype", None):
+            raise TypeError("dtype=%s disagrees with out's dtype %s"
+                            % (np.dtype(dtype), getattr(out, "dtype", "?")))
+        (h, w), (sy, sx), (dy, dx) = whole, image_at, out_at
+        self._apply(src, out, filter, _index(BORDERS, border, "border"), border_value,
+                    scale, delta, _index(METHODS, method, "method"),
+                    (int(w), int(h), int(sx), int(sy), int(dx), int(dy)))
+        return out
+
+    def apply_batch(self, images, filter, border="clamp", border_value=0.0, scale=1.0,
+                    delta=0.0, method="auto", dtype=None):
+        """Filters each image of a sequence (any shapes) with one filter and
+        returns the list of results, of `dtype` (default: each image's own).
+        On a device with memory of its own the images' copies and kernels
+        overlap; a bad image raises, naming its index, before any work."""
+        srcs = [im if isinstance(im, np.ndarray) else np.asarray(im) for im in images]
+        outs = [np.empty(s.shape, dtype=_dtype(s.dtype, "image %d dtype" % i) if dtype is None
+                         else _dtype(dtype, "output dtype")) for i, s in enumerate(srcs)]
+        self._apply_batch(srcs, outs, filter, _index(BORDERS, border, "border"), border_value,
+                          scale, delta, _index(METHODS, method, "method"))
+        return outs
+
     def __enter__(self):
         return self
 

@@ -268,3 +268,55 @@ def test_gil_released_during_apply(ctx):
     inside = [x for x in ticks if start + 0.2 * (end - start) < x < end - 0.2 * (end - start)]
     assert end - start > 0.005
     assert inside, "no other thread ran during a %.0f ms call" % (1e3 * (end - start))
+
+
+@pytest.mark.parametrize("border", ["clamp", "reflect", "wrap", "normalize"])
+def test_region_is_the_whole_images_rectangle(ctx, border):
+    whole = random_image((29, 41, 3), "uint8", seed=11)
+    f = oclconv.Filter(W53)
+    want = ctx.apply(whole, f, border=border, method="buffer")  # one path: equal to the bit
+    ry, rx = f.radius
+    for (y, x, h, w) in [(0, 0, 6, 9), (23, 32, 6, 9), (10, 15, 7, 8), (14, 20, 1, 1)]:
+        # A tile with its halo, cut to the image; the whole rows or columns
+        # where WRAP crosses an edge.
+        y0, y1, x0, x1 = max(y - ry, 0), min(y + h + ry, 29), max(x - rx, 0), min(x + w + rx, 41)
+        if border == "wrap":
+            y0, y1 = (0, 29) if y - ry < 0 or y + h + ry > 29 else (y0, y1)
+            x0, x1 = (0, 41) if x - rx < 0 or x + w + rx > 41 else (x0, x1)
+        tile = whole[y0:y1, x0:x1]
+        got = ctx.apply_region(tile, f, (29, 41), image_at=(y0, x0), out_at=(y, x),
+                               out_shape=(h, w), border=border, method="buffer")
+        assert got.shape == (h, w, 3)
+        np.testing.assert_array_equal(got, want[y:y + h, x:x + w])
+
+
+def test_region_refusals(ctx):
+    whole = random_image((20, 30), "float32", seed=12)
+    f = oclconv.Filter(W53)
+    with pytest.raises(ValueError, match="lacks pixels the destination's windows read"):
+        ctx.apply_region(whole[:, 10:], f, (20, 30), image_at=(0, 10), out_at=(5, 10),
+                         out_shape=(4, 4))
+    with pytest.raises(ValueError, match="passes the whole image"):
+        ctx.apply_region(whole, f, (20, 30), out_at=(18, 0), out_shape=(4, 4))
+
+
+def test_batch_of_mixed_images(ctx):
+    f = oclconv.Filter.gaussian(1.2)
+    images = [random_image((5 + 7 * i, 3 + 11 * i) + ((i % 4 + 1,) if i % 2 else ()),
+                           ("uint8", "uint16", "float32")[i % 3], seed=20 + i) for i in range(7)]
+    images[3] = images[3][::2, ::-1]          # a strided view goes through a packed copy
+    outs = ctx.apply_batch(images, f, border="reflect101")
+    assert len(outs) == 7
+    for img, out in zip(images, outs):
+        assert out.shape == img.shape and out.dtype == img.dtype
+        np.testing.assert_array_equal(out, ctx.apply(img, f, border="reflect101"))
+    assert ctx.apply_batch([], f) == []
+
+
+def test_batch_refusals(ctx):
+    f = oclconv.Filter.box(1)
+    good = random_image((8, 8), "uint8", seed=30)
+    with pytest.raises(TypeError, match="image 1"):
+        ctx.apply_batch([good, good.astype(np.float64)], f)
+    with pytest.raises(ValueError, match="image 2: 5 dimensions|image 2"):
+        ctx.apply_batch([good, good, np.zeros((2, 2, 2, 2, 2), np.uint8)], f)
