@@ -135,12 +135,7 @@ oclconv_status oclconv__apply_host(oclconv_context *ctx, const oclconv_image *sr
         return s;
     oclconv__region r = {src, dst, src->width, src->height, 0, 0, 0, 0, 0, 1, 1, 0};
     if (where) {
-        r.width = where->width;
-        r.height = where->height;
-        r.src_x = where->src_x;
-        r.src_y = where->src_y;
-        r.dst_x = where->dst_x;
-        r.dst_y = where->dst_y;
+        oclconv__region_at(&r, where);
         if ((s = oclconv__region_check(ctx, &r, &job)) != OCLCONV_OK)
             return s;
     }

@@ -120,12 +120,7 @@ static oclconv_status apply_cl(oclconv_context *ctx, const oclconv_cl_image *src
     s = oclconv__validate(ctx, &job, opt, where == NULL);
     oclconv__region r = {&src_d, &dst_d, src_d.width, src_d.height, 0, 0, 0, 0, 0, 1, 1, 0};
     if (s == OCLCONV_OK && where) {
-        r.width = where->width;
-        r.height = where->height;
-        r.src_x = where->src_x;
-        r.src_y = where->src_y;
-        r.dst_x = where->dst_x;
-        r.dst_y = where->dst_y;
+        oclconv__region_at(&r, where);
         s = oclconv__region_check(ctx, &r, &job);
     }
     if (s != OCLCONV_OK)

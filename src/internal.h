@@ -339,6 +339,8 @@ typedef struct {
     int parts, ring; /* parts of rows, and buffer sets they go through */
     int in_batch;    /* an image of a batch: no bands, the batch overlaps its images */
 } oclconv__region;
+/* Takes the whole image's size and the images' places from `where`. */
+void oclconv__region_at(oclconv__region *r, const oclconv_region *where);
 /* Whether the region's images lie in the whole image and src holds every
  * pixel dst's windows read. */
 oclconv_status oclconv__region_check(oclconv_context *ctx, const oclconv__region *r,

@@ -113,6 +113,16 @@ static span col_span(const oclconv__region *r, const oclconv__job *job)
     return s;
 }
 
+void oclconv__region_at(oclconv__region *r, const oclconv_region *where)
+{
+    r->width = where->width;
+    r->height = where->height;
+    r->src_x = where->src_x;
+    r->src_y = where->src_y;
+    r->dst_x = where->dst_x;
+    r->dst_y = where->dst_y;
+}
+
 oclconv_status oclconv__region_check(oclconv_context *ctx, const oclconv__region *r,
                                      const oclconv__job *job)
 {

@@ -240,6 +240,28 @@ int ref_convolve(const oclconv_image *src, int fw, int fh, const double *w,
     return 0;
 }
 
+ref_result ref_of_filter(const oclconv_image *src, const oclconv_filter *f,
+                         const oclconv_options *opt)
+{
+    int fw, fh;
+    ref_result r;
+    oclconv_filter_size(f, &fw, &fh);
+    if (ref_convolve(src, fw, fh, oclconv_filter_weights(f), opt, &r) != 0) {
+        fprintf(stderr, "reference failed\n");
+        exit(99);
+    }
+    return r;
+}
+
+long ref_apply_compare(oclconv_context *ctx, const oclconv_image *src, oclconv_image *out,
+                       const oclconv_filter *f, const oclconv_options *opt,
+                       const ref_result *ref, char *why, size_t why_size,
+                       oclconv_status *status)
+{
+    *status = oclconv_apply(ctx, src, out, f, opt);
+    return *status == OCLCONV_OK ? ref_compare(out, ref, why, why_size) : -1;
+}
+
 void ref_result_free(ref_result *r)
 {
     free(r->value);

@@ -29,6 +29,16 @@ double ref_pixel(const oclconv_image *img, int x, int y, int c);
 int ref_convolve(const oclconv_image *src, int fw, int fh, const double *w,
                  const oclconv_options *opt, ref_result *out);
 void ref_result_free(ref_result *r);
+/* ref_convolve() with a filter's own weights and size; exits the test
+ * program (99) where it cannot. */
+ref_result ref_of_filter(const oclconv_image *src, const oclconv_filter *f,
+                         const oclconv_options *opt);
+/* oclconv_apply() of src into out, compared with ref: the mismatches, or
+ * -1 where the call failed (*status says how, in either case). */
+long ref_apply_compare(oclconv_context *ctx, const oclconv_image *src, oclconv_image *out,
+                       const oclconv_filter *f, const oclconv_options *opt,
+                       const ref_result *ref, char *why, size_t why_size,
+                       oclconv_status *status);
 
 /* Compares a device result with the reference under the project's tolerance:
  * integer outputs equal round-half-even-and-saturate of the exact value,

@@ -61,22 +61,13 @@ static void split_cases(oclconv_context *two, oclconv_context *one, uint64_t *rn
             oclconv_image src = image_random(rng, 300, 240, cn, type, 0);
             oclconv_image alone = image_like(&src, type, 0);
             oclconv_filter *f = filter_of(kind);
-            oclconv_options opt;
-            oclconv_options_init(&opt);
-            opt.border = (oclconv_border)b;
-            opt.border_value = 17;
-            int fw, fh;
-            oclconv_filter_size(f, &fw, &fh);
-            ref_result ref;
-            if (ref_convolve(&src, fw, fh, oclconv_filter_weights(f), &opt, &ref) != 0)
-                exit(TEST_HARD_ERROR);
+            oclconv_options opt = border_options((oclconv_border)b, 17);
+            ref_result ref = ref_of_filter(&src, f, &opt);
             ASSERT_OK(one, oclconv_apply(one, &src, &alone, f, &opt));
             oclconv_image out = in_place ? src : image_like(&src, type, 0);
             char why[256] = "";
-            long bad = -1;
-            oclconv_status s = oclconv_apply(two, &src, &out, f, &opt);
-            if (s == OCLCONV_OK)
-                bad = ref_compare(&out, &ref, why, sizeof why);
+            oclconv_status s;
+            long bad = ref_apply_compare(two, &src, &out, f, &opt, &ref, why, sizeof why, &s);
             int same = type == OCLCONV_F32 || memcmp(out.data, alone.data, image_bytes(&out)) == 0;
             if (s == OCLCONV_OK && bad == 0 && same)
                 passed++;
@@ -99,12 +90,8 @@ static void split_cases(oclconv_context *two, oclconv_context *one, uint64_t *rn
     oclconv_image src = image_random(rng, 260, 240, 2, OCLCONV_U8, 0);
     oclconv_image dst = image_random(rng, 260, 200, 2, OCLCONV_U8, 0);
     oclconv_filter *f = filter_of(1);
-    oclconv_options opt;
-    oclconv_options_init(&opt);
-    opt.border = OCLCONV_BORDER_REFLECT;
-    ref_result ref;
-    if (ref_convolve(&src, 9, 7, oclconv_filter_weights(f), &opt, &ref) != 0)
-        exit(TEST_HARD_ERROR);
+    oclconv_options opt = border_options(OCLCONV_BORDER_REFLECT, 0);
+    ref_result ref = ref_of_filter(&src, f, &opt);
     oclconv_region where = {260, 240, 0, 0, 0, 20};
     ASSERT_OK(two, oclconv_apply_region(two, &src, &where, &dst, f, &opt));
     ref_result part = ref;
@@ -132,14 +119,8 @@ static void *work(void *arg)
         oclconv_image src = image_random(&w->seed, 280, 250, 1 + i % 4, OCLCONV_U8, 0);
         oclconv_image dst = image_like(&src, OCLCONV_U8, 0);
         oclconv_filter *f = filter_of(i % 3);
-        oclconv_options opt;
-        oclconv_options_init(&opt);
-        opt.border = (oclconv_border)(i % 7);
-        int fw, fh;
-        oclconv_filter_size(f, &fw, &fh);
-        ref_result ref;
-        if (ref_convolve(&src, fw, fh, oclconv_filter_weights(f), &opt, &ref) != 0)
-            exit(TEST_HARD_ERROR);
+        oclconv_options opt = border_options((oclconv_border)(i % 7), 0);
+        ref_result ref = ref_of_filter(&src, f, &opt);
         if (oclconv_apply(ctx, &src, &dst, f, &opt) != OCLCONV_OK ||
             ref_compare(&dst, &ref, NULL, 0) != 0)
             w->failures++;
@@ -178,11 +159,8 @@ static void one_device_fails(oclconv_context *two, uint64_t *rng)
     oclconv_image before = image_like(&dst, OCLCONV_U8, 0);
     memcpy(before.data, dst.data, image_bytes(&dst));
     oclconv_filter *f = filter_of(1);
-    oclconv_options opt;
-    oclconv_options_init(&opt);
-    ref_result ref;
-    if (ref_convolve(&src, 9, 7, oclconv_filter_weights(f), &opt, &ref) != 0)
-        exit(TEST_HARD_ERROR);
+    oclconv_options opt = border_options(OCLCONV_BORDER_CLAMP, 0);
+    ref_result ref = ref_of_filter(&src, f, &opt);
     setenv("OCLCONV_DEVICE_BYTES", "1G,100", 1);
     ASSERT_STATUS(two, oclconv_apply(two, &src, &dst, f, &opt), OCLCONV_E_UNSUPPORTED);
     unsetenv("OCLCONV_DEVICE_BYTES");

@@ -128,15 +128,8 @@ static void regions(oclconv_context *ctx, uint64_t *rng)
             int t = (b + kind) % 4, cn = 1 + (b * 3 + kind) % 4;
             oclconv_image whole = image_random(rng, W, H, cn, types[t][0], 0);
             oclconv_filter *f = filter_of(kind, rng);
-            oclconv_options opt;
-            oclconv_options_init(&opt);
-            opt.border = (oclconv_border)b;
-            opt.border_value = 42;
-            int fw, fh;
-            oclconv_filter_size(f, &fw, &fh);
-            ref_result ref;
-            if (ref_convolve(&whole, fw, fh, oclconv_filter_weights(f), &opt, &ref) != 0)
-                exit(TEST_HARD_ERROR);
+            oclconv_options opt = border_options((oclconv_border)b, 42);
+            ref_result ref = ref_of_filter(&whole, f, &opt);
             for (size_t r = 0; r < sizeof rects / sizeof *rects; r++)
                 for (int minimal = 0; minimal < 2; minimal++, cases++)
                     passed += region_case(ctx, &whole, &ref, f, &opt, types[t][1], rects[r][0],
@@ -182,15 +175,10 @@ static void regions_cl(oclconv_context *ctx, uint64_t *rng)
         oclconv_type type = b % 2 ? OCLCONV_F32 : OCLCONV_U8;
         oclconv_image whole = image_random(rng, W, H, cn, type, 0);
         oclconv_filter *f = filter_of(b % 3, rng);
-        oclconv_options opt;
-        oclconv_options_init(&opt);
-        opt.border = (oclconv_border)b;
-        opt.border_value = 5;
+        oclconv_options opt = border_options((oclconv_border)b, 5);
+        ref_result ref = ref_of_filter(&whole, f, &opt);
         int fw, fh;
         oclconv_filter_size(f, &fw, &fh);
-        ref_result ref;
-        if (ref_convolve(&whole, fw, fh, oclconv_filter_weights(f), &opt, &ref) != 0)
-            exit(TEST_HARD_ERROR);
         for (size_t r = 0; r < sizeof rects / sizeof *rects; r++, cases++) {
             int x = rects[r][0], y = rects[r][1], w = rects[r][2], h = rects[r][3];
             int x0, x1, y0, y1, wrap = b == OCLCONV_BORDER_WRAP;
@@ -250,8 +238,7 @@ static void refusals(oclconv_context *ctx, uint64_t *rng)
     unsigned char before[30];
     memcpy(before, dst.data, sizeof before);
     oclconv_filter *f = filter_of(1, rng); /* 7x5: reach 3 and 2 */
-    oclconv_options opt;
-    oclconv_options_init(&opt);
+    oclconv_options opt = border_options(OCLCONV_BORDER_CLAMP, 0);
     /* The source holds columns 10.. only: the destination at 12 reads 9. */
     oclconv_image part = cut(&whole, 10, 0, 20, 20);
     oclconv_region where = {30, 20, 10, 0, 12, 6};
@@ -313,27 +300,18 @@ static void strips(oclconv_context *ctx, uint64_t *rng)
             oclconv_type type = types[(b + 2 * kind) % 3];
             oclconv_image src = image_random(rng, 61, 57, cn, type, 0);
             oclconv_filter *f = filter_of(kind, rng);
-            oclconv_options opt;
-            oclconv_options_init(&opt);
-            opt.border = (oclconv_border)b;
-            opt.border_value = 9;
+            oclconv_options opt = border_options((oclconv_border)b, 9);
             if (b == OCLCONV_BORDER_REFLECT && kind == 0)
                 opt.method = OCLCONV_METHOD_IMAGE;
             /* Room for about 4 to 20 rows of halo and result. */
             size_t row = 61 * (size_t)cn * value_size(type);
             opt.max_device_bytes = row * (size_t)(30 + 4 * ((b + kind) % 4)) * 2 +
                                    (61 * (size_t)cn + 16) * 8 * 20;
-            int fw, fh;
-            oclconv_filter_size(f, &fw, &fh);
-            ref_result ref;
-            if (ref_convolve(&src, fw, fh, oclconv_filter_weights(f), &opt, &ref) != 0)
-                exit(TEST_HARD_ERROR);
+            ref_result ref = ref_of_filter(&src, f, &opt);
             oclconv_image out = in_place ? src : image_like(&src, type, 0);
             char why[256] = "";
-            long bad = -1;
-            oclconv_status s = oclconv_apply(ctx, &src, &out, f, &opt);
-            if (s == OCLCONV_OK)
-                bad = ref_compare(&out, &ref, why, sizeof why);
+            oclconv_status s;
+            long bad = ref_apply_compare(ctx, &src, &out, f, &opt, &ref, why, sizeof why, &s);
             if (s == OCLCONV_OK && bad == 0)
                 passed++;
             else
@@ -358,9 +336,7 @@ static void strips(oclconv_context *ctx, uint64_t *rng)
     ASSERT_OK(ctx, oclconv_apply(ctx, &src, &out, f, &opt));
     unsetenv("OCLCONV_DEVICE_BYTES");
     ASSERT(oclconv_last_kernel_seconds(ctx) > 0);
-    ref_result ref;
-    if (ref_convolve(&src, 7, 5, oclconv_filter_weights(f), &opt, &ref) != 0)
-        exit(TEST_HARD_ERROR);
+    ref_result ref = ref_of_filter(&src, f, &opt);
     ASSERT_EQ(ref_compare(&out, &ref, NULL, 0), 0);
     ref_result_free(&ref);
     image_free(&src);

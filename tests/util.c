@@ -155,3 +155,12 @@ const char *border_name(oclconv_border b)
                                   "normalize"};
     return (unsigned)b < 7 ? names[b] : "?";
 }
+
+oclconv_options border_options(oclconv_border border, float value)
+{
+    oclconv_options opt;
+    oclconv_options_init(&opt);
+    opt.border = border;
+    opt.border_value = value;
+    return opt;
+}

@@ -42,6 +42,8 @@ const char *test_build_dir(void);
 int test_scratch_dir(const char *name, char *path, size_t size);
 
 const char *type_name(oclconv_type t);
+/* The default options with a border and its value. */
+oclconv_options border_options(oclconv_border border, float value);
 const char *border_name(oclconv_border b);
 
 #endif

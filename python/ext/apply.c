@@ -153,6 +153,19 @@ static size_t packed_bytes(const side *s)
            (size_t)s->view.itemsize;
 }
 
+static oclconv_options options_of(int border, float border_value, float scale, float delta,
+                                  int method)
+{
+    oclconv_options opt;
+    oclconv_options_init(&opt);
+    opt.border = (oclconv_border)border;
+    opt.border_value = border_value;
+    opt.scale = scale;
+    opt.delta = delta;
+    opt.method = (oclconv_method)method;
+    return opt;
+}
+
 PyObject *pyoclconv_apply(ContextObject *self, PyObject *args)
 {
     PyObject *src_obj, *dst_obj, *filter, *region_obj = Py_None;
@@ -201,13 +214,7 @@ PyObject *pyoclconv_apply(ContextObject *self, PyObject *args)
           src.img.type == dst.img.type))
         src.direct = 0, src.img.data = NULL, src.img.stride = 0;
 
-    oclconv_options opt;
-    oclconv_options_init(&opt);
-    opt.border = (oclconv_border)border;
-    opt.border_value = border_value;
-    opt.scale = scale;
-    opt.delta = delta;
-    opt.method = (oclconv_method)method;
+    oclconv_options opt = options_of(border, border_value, scale, delta, method);
     const oclconv_filter *f = ((FilterObject *)filter)->f;
     oclconv_status s = OCLCONV_OK;
     char msg[2048] = "";
@@ -301,13 +308,7 @@ PyObject *pyoclconv_apply_batch(ContextObject *self, PyObject *args)
             goto done;
         }
     }
-    oclconv_options opt;
-    oclconv_options_init(&opt);
-    opt.border = (oclconv_border)border;
-    opt.border_value = border_value;
-    opt.scale = scale;
-    opt.delta = delta;
-    opt.method = (oclconv_method)method;
+    oclconv_options opt = options_of(border, border_value, scale, delta, method);
     oclconv_status st = OCLCONV_OK;
     char msg[2048] = "";
     size_t failed = 0;
