@@ -109,6 +109,37 @@ static oclconv_filter *filter_of(int kind, uint64_t *rng)
     return f;
 }
 
+/* Taps that reach around a short image several times: two rows of a
+ * 40x6 image under 3x25 and 3x41 filters, WRAP and REFLECT, from the whole
+ * (WRAP's runs, and past six runs the whole height, which the kernels
+ * wrap themselves). */
+static void far_reach(oclconv_context *ctx, uint64_t *rng)
+{
+    oclconv_image whole = image_random(rng, 40, 6, 2, OCLCONV_F32, 0);
+    for (int ry = 12; ry <= 20; ry += 8)
+        for (int b = OCLCONV_BORDER_REFLECT; b <= OCLCONV_BORDER_WRAP; b++) {
+            oclconv_filter *g = NULL;
+            ASSERT_OK(NULL, oclconv_filter_gaussian(0.8, ry / 2.0, 1, ry, &g));
+            oclconv_options opt = border_options((oclconv_border)b, 0);
+            ref_result ref = ref_of_filter(&whole, g, &opt);
+            ref_result want = crop(&ref, 0, 2, 40, 2);
+            oclconv_image dst = image_random(rng, 40, 2, 2, OCLCONV_F32, 0);
+            oclconv_region where = {40, 6, 0, 0, 0, 2};
+            char why[256] = "";
+            oclconv_status st = oclconv_apply_region(ctx, &whole, &where, &dst, g, &opt);
+            long bad = st == OCLCONV_OK ? ref_compare(&dst, &want, why, sizeof why) : -1;
+            if (bad != 0)
+                TEST_FAIL_("rows 2-3 of 40x6, 3x%d filter, %s: %s (%s) %ld bad %s", 2 * ry + 1,
+                           border_name(opt.border), oclconv_strerror(st), oclconv_errmsg(ctx),
+                           bad, why);
+            ref_result_free(&ref);
+            ref_result_free(&want);
+            image_free(&dst);
+            oclconv_filter_destroy(g);
+        }
+    image_free(&whole);
+}
+
 /* Every border at every edge and corner, one pixel, none touching an edge,
  * a full-width strip, and the whole through the region call. */
 static void regions(oclconv_context *ctx, uint64_t *rng)
@@ -352,6 +383,7 @@ int main(void)
     printf("device: %s\n", oclconv_device_name(ctx));
     refusals(ctx, &rng);
     regions(ctx, &rng);
+    far_reach(ctx, &rng);
     regions_cl(ctx, &rng);
     strips(ctx, &rng);
     oclconv_destroy(ctx);
