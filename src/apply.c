@@ -89,25 +89,6 @@ oclconv_status oclconv__run_buffer_path(oclconv_context *ctx, const oclconv__job
     }
 }
 
-/* A host copy of an image, packed, for a call in parts whose destination
- * shares its memory. */
-static oclconv_status stage(oclconv_context *ctx, const oclconv_image *src, oclconv_image *copy)
-{
-    *copy = *src;
-    copy->stride = 0;
-    size_t row = oclconv__packed_row(src);
-    copy->data = malloc(oclconv__image_bytes(copy));
-    if (!copy->data)
-        return oclconv__fail(ctx, OCLCONV_E_NOMEM,
-                             "out of host memory for a copy of the source (%zu bytes), which the "
-                             "destination overwrites part by part",
-                             oclconv__image_bytes(copy));
-    for (int y = 0; y < src->height; y++)
-        memcpy((char *)copy->data + row * (size_t)y,
-               (const char *)src->data + oclconv__row_stride(src) * (size_t)y, row);
-    return OCLCONV_OK;
-}
-
 /* The whole image in one part, as the paths take it. */
 static oclconv_status run_whole(oclconv_context *ctx, const oclconv__job *job)
 {
@@ -133,24 +114,16 @@ oclconv_status oclconv__apply_host(oclconv_context *ctx, const oclconv_image *sr
     oclconv_status s = oclconv__validate(ctx, &job, opt, where == NULL);
     if (s != OCLCONV_OK)
         return s;
-    oclconv__region r = {src, dst, src->width, src->height, 0, 0, 0, 0, 0, 1, 1, 0};
-    if (where) {
-        oclconv__region_at(&r, where);
-        if ((s = oclconv__region_check(ctx, &r, &job)) != OCLCONV_OK)
-            return s;
-    }
+    oclconv__region r;
+    if ((s = oclconv__region_of(ctx, &r, where, &job)) != OCLCONV_OK)
+        return s;
     if (split && oclconv__split_worth(ctx, dst))
         return oclconv__apply_devices(ctx, src, where, dst, f, opt);
     /* Planned as the image filtered in one part; parts of it take the plan. */
-    oclconv_image part_src, part_dst;
-    oclconv__region_image(&r, &job, 0, &part_src);
-    oclconv__region_image(&r, &job, 1, &part_dst);
-    int whole = part_src.width == src->width && part_src.height == src->height &&
-                dst->width == src->width && dst->height == src->height;
+    oclconv_image part[2];
+    int whole;
     r.staged = oclconv__overlap(src, dst);
-    job.src = &part_src;
-    job.dst = &part_dst;
-    s = oclconv__plan(ctx, &job);
+    s = oclconv__region_plan(ctx, &r, &job, part, &whole);
     if (s == OCLCONV_OK)
         s = oclconv__region_parts(ctx, &r, &job);
     if (s != OCLCONV_OK)
@@ -161,7 +134,7 @@ oclconv_status oclconv__apply_host(oclconv_context *ctx, const oclconv_image *sr
         job.dst = dst;
         s = run_whole(ctx, &job);
     } else {
-        if (r.staged && (s = stage(ctx, src, &staged)) == OCLCONV_OK)
+        if (r.staged && (s = oclconv__stage(ctx, src, &staged)) == OCLCONV_OK)
             r.src = &staged;
         if (s == OCLCONV_OK)
             s = oclconv__run_region(ctx, &r, &job, oclconv__run_buffer_path);

@@ -118,21 +118,14 @@ static oclconv_status apply_cl(oclconv_context *ctx, const oclconv_cl_image *src
     job.dst = &dst_d;
     job.filter = f;
     s = oclconv__validate(ctx, &job, opt, where == NULL);
-    oclconv__region r = {&src_d, &dst_d, src_d.width, src_d.height, 0, 0, 0, 0, 0, 1, 1, 0};
-    if (s == OCLCONV_OK && where) {
-        oclconv__region_at(&r, where);
-        s = oclconv__region_check(ctx, &r, &job);
-    }
+    oclconv__region r;
+    if (s == OCLCONV_OK)
+        s = oclconv__region_of(ctx, &r, where, &job);
     if (s != OCLCONV_OK)
         return s;
-    oclconv_image part_src, part_dst;
-    oclconv__region_image(&r, &job, 0, &part_src);
-    oclconv__region_image(&r, &job, 1, &part_dst);
-    int whole = part_src.width == src_d.width && part_src.height == src_d.height &&
-                dst_d.width == src_d.width && dst_d.height == src_d.height;
-    job.src = &part_src;
-    job.dst = &part_dst;
-    s = oclconv__plan(ctx, &job);
+    oclconv_image part[2];
+    int whole;
+    s = oclconv__region_plan(ctx, &r, &job, part, &whole);
     if (s == OCLCONV_OK && job.method == OCLCONV_METHOD_IMAGE)
         s = oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
                           "the image path needs images, not buffers; use another method");

@@ -21,9 +21,17 @@
 typedef struct {
     oclconv__region r;
     oclconv__job job;
-    oclconv_image part_src, part_dst;
+    oclconv_image part[2];
     int piped; /* through the pipeline, else a call of its own */
 } item;
+
+/* Puts "image i: " before the context's message; returns s. */
+static oclconv_status name_image(oclconv_context *ctx, oclconv_status s, size_t i)
+{
+    char why[1024];
+    snprintf(why, sizeof why, "%s", oclconv_errmsg(ctx));
+    return oclconv__fail(ctx, s, "image %zu: %s", i, why);
+}
 
 /* Checks and plans pair i into it; the message names the image. */
 static oclconv_status prepare(oclconv_context *ctx, const oclconv_image *src, oclconv_image *dst,
@@ -34,22 +42,19 @@ static oclconv_status prepare(oclconv_context *ctx, const oclconv_image *src, oc
     it->job.src = &src[i];
     it->job.dst = &dst[i];
     it->job.filter = f;
+    int whole;
     oclconv_status s = oclconv__validate(ctx, &it->job, opt, 1);
+    if (s == OCLCONV_OK)
+        s = oclconv__region_of(ctx, &it->r, NULL, &it->job);
     if (s == OCLCONV_OK) {
-        it->r = (oclconv__region){&src[i], &dst[i], src[i].width, src[i].height, 0, 0, 0, 0,
-                                  oclconv__overlap(&src[i], &dst[i]), 1, 1, 1};
-        oclconv__region_image(&it->r, &it->job, 0, &it->part_src);
-        oclconv__region_image(&it->r, &it->job, 1, &it->part_dst);
-        it->job.src = &it->part_src;
-        it->job.dst = &it->part_dst;
-        s = oclconv__plan(ctx, &it->job);
+        it->r.staged = oclconv__overlap(&src[i], &dst[i]);
+        it->r.in_batch = 1;
+        s = oclconv__region_plan(ctx, &it->r, &it->job, it->part, &whole);
     }
     if (s == OCLCONV_OK)
         s = oclconv__region_parts(ctx, &it->r, &it->job);
     if (s != OCLCONV_OK) {
-        char why[1024];
-        snprintf(why, sizeof why, "%s", oclconv_errmsg(ctx));
-        return oclconv__fail(ctx, s, "image %zu: %s", i, why);
+        return name_image(ctx, s, i);
     }
     it->piped = pipe && it->r.parts == 1 && !it->r.staged &&
                 it->job.method != OCLCONV_METHOD_IMAGE;
@@ -104,9 +109,7 @@ static oclconv_status batch_one(oclconv_context *ctx, size_t n, const oclconv_im
     }
     oclconv__collect_kernel_time(ctx);
     if (s != OCLCONV_OK) {
-        char why[1024];
-        snprintf(why, sizeof why, "%s", oclconv_errmsg(ctx));
-        oclconv__fail(ctx, s, "image %zu: %s", *failed, why);
+        name_image(ctx, s, *failed);
     } else if (n) {
         ctx->last_method = it[n - 1].job.method;
     }
@@ -169,11 +172,9 @@ oclconv_status oclconv_apply_batch(oclconv_context *ctx, size_t n, const oclconv
         job.filter = f;
         oclconv_status s = oclconv__validate(ctx, &job, opt, 1);
         if (s != OCLCONV_OK) {
-            char why[1024];
-            snprintf(why, sizeof why, "%s", oclconv_errmsg(ctx));
             if (failed)
                 *failed = i;
-            return oclconv__fail(ctx, s, "image %zu: %s", i, why);
+            return name_image(ctx, s, i);
         }
     }
     oclconv__split(ctx->batch_rate, devices, (long long)n, first);

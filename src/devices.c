@@ -107,19 +107,9 @@ oclconv_status oclconv__apply_devices(oclconv_context *ctx, const oclconv_image 
     where = where ? where : &whole;
     /* Shares that overwrite rows another share reads take a copy. */
     oclconv_image copy = *src;
-    if (oclconv__overlap(src, dst)) {
-        size_t row = oclconv__packed_row(src);
-        copy.stride = 0;
-        copy.data = malloc(oclconv__image_bytes(src));
-        if (!copy.data)
-            return oclconv__fail(ctx, OCLCONV_E_NOMEM,
-                                 "out of host memory for a copy of the source (%zu bytes), which "
-                                 "the destination overwrites device by device",
-                                 oclconv__image_bytes(src));
-        for (int y = 0; y < src->height; y++)
-            memcpy((char *)copy.data + row * (size_t)y,
-                   (const char *)src->data + oclconv__row_stride(src) * (size_t)y, row);
-    }
+    oclconv_status s = oclconv__overlap(src, dst) ? oclconv__stage(ctx, src, &copy) : OCLCONV_OK;
+    if (s != OCLCONV_OK)
+        return s;
     long long first[OCLCONV_MAX_DEVICES + 1];
     oclconv__split(ctx->rate, n, dst->height, first);
     size_t stride = oclconv__row_stride(dst);
@@ -134,7 +124,6 @@ oclconv_status oclconv__apply_devices(oclconv_context *ctx, const oclconv_image 
     oclconv__on_devices(ctx, run_share, sh, sizeof *sh);
     if (copy.data != src->data)
         free(copy.data);
-    oclconv_status s = OCLCONV_OK;
     double kernel_seconds = 0;
     for (int k = 0; k < n; k++) {
         if (sh[k].ctx->last_kernel_seconds > kernel_seconds)

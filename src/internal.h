@@ -339,16 +339,23 @@ typedef struct {
     int parts, ring; /* parts of rows, and buffer sets they go through */
     int in_batch;    /* an image of a batch: no bands, the batch overlaps its images */
 } oclconv__region;
-/* Takes the whole image's size and the images' places from `where`. */
-void oclconv__region_at(oclconv__region *r, const oclconv_region *where);
-/* Whether the region's images lie in the whole image and src holds every
- * pixel dst's windows read. */
-oclconv_status oclconv__region_check(oclconv_context *ctx, const oclconv__region *r,
-                                     const oclconv__job *job);
-/* The image the region is filtered as when in one part: src's (which 0)
- * or dst's type and channels, the grown rectangle's size. */
-void oclconv__region_image(const oclconv__region *r, const oclconv__job *job, int which,
-                           oclconv_image *out);
+/* The region of a call on job's images: `where` (NULL: the whole source
+ * image into a destination of its size), checked: the images lie in the
+ * whole image and the source holds every pixel the destination's windows
+ * read. */
+oclconv_status oclconv__region_of(oclconv_context *ctx, oclconv__region *r,
+                                  const oclconv_region *where, const oclconv__job *job);
+/* Plans job as the region filtered in one part: part[0] and part[1], the
+ * grown rectangle's size with the source's and destination's types and
+ * channels, become its images; *whole says whether that part is the
+ * caller's source and destination themselves. */
+oclconv_status oclconv__region_plan(oclconv_context *ctx, const oclconv__region *r,
+                                    oclconv__job *job, oclconv_image part[2], int *whole);
+/* A packed host copy of src (for a destination that shares its memory and
+ * is written part by part, or device by device); the caller frees
+ * copy->data. */
+oclconv_status oclconv__stage(oclconv_context *ctx, const oclconv_image *src,
+                              oclconv_image *copy);
 /* Sets r->parts and r->ring for the planned job: bands where copies
  * overlap, strips where the whole would pass the device bytes the call may
  * use (options.max_device_bytes, OCLCONV_DEVICE_BYTES, half the device's

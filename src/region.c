@@ -80,6 +80,12 @@ static int span_within(const span *s, int first, int n)
     return 1;
 }
 
+/* Bytes of one pixel of an image. */
+static size_t pixel_bytes(const oclconv_image *img)
+{
+    return oclconv__type_size(img->type) * (size_t)img->channels;
+}
+
 static int reach_x(const oclconv__job *job)
 {
     return job->filter->width / 2;
@@ -113,18 +119,10 @@ static span col_span(const oclconv__region *r, const oclconv__job *job)
     return s;
 }
 
-void oclconv__region_at(oclconv__region *r, const oclconv_region *where)
-{
-    r->width = where->width;
-    r->height = where->height;
-    r->src_x = where->src_x;
-    r->src_y = where->src_y;
-    r->dst_x = where->dst_x;
-    r->dst_y = where->dst_y;
-}
-
-oclconv_status oclconv__region_check(oclconv_context *ctx, const oclconv__region *r,
-                                     const oclconv__job *job)
+/* Whether the region's images lie in the whole image and the source
+ * holds every pixel the destination's windows read. */
+static oclconv_status region_check(oclconv_context *ctx, const oclconv__region *r,
+                                   const oclconv__job *job)
 {
     const oclconv_image *src = r->src, *dst = r->dst;
     if (r->width <= 0 || r->height <= 0)
@@ -154,14 +152,38 @@ oclconv_status oclconv__region_check(oclconv_context *ctx, const oclconv__region
     return OCLCONV_OK;
 }
 
-void oclconv__region_image(const oclconv__region *r, const oclconv__job *job, int which,
-                           oclconv_image *out)
+oclconv_status oclconv__region_of(oclconv_context *ctx, oclconv__region *r,
+                                  const oclconv_region *where, const oclconv__job *job)
+{
+    *r = (oclconv__region){job->src, job->dst, job->src->width, job->src->height, 0, 0, 0, 0,
+                           0, 1, 1, 0};
+    if (!where)
+        return OCLCONV_OK;
+    r->width = where->width;
+    r->height = where->height;
+    r->src_x = where->src_x;
+    r->src_y = where->src_y;
+    r->dst_x = where->dst_x;
+    r->dst_y = where->dst_y;
+    return region_check(ctx, r, job);
+}
+
+oclconv_status oclconv__region_plan(oclconv_context *ctx, const oclconv__region *r,
+                                    oclconv__job *job, oclconv_image part[2], int *whole)
 {
     span sx = col_span(r, job), sy = row_span(r, job, r->dst_y, r->dst_y + r->dst->height);
-    *out = which ? *r->dst : *r->src;
-    out->width = sx.size;
-    out->height = sy.size;
-    out->stride = 0;
+    part[0] = *r->src;
+    part[1] = *r->dst;
+    for (int k = 0; k < 2; k++) {
+        part[k].width = sx.size;
+        part[k].height = sy.size;
+        part[k].stride = 0;
+    }
+    *whole = sx.size == r->src->width && sy.size == r->src->height &&
+             r->dst->width == r->src->width && r->dst->height == r->src->height;
+    job->src = &part[0];
+    job->dst = &part[1];
+    return oclconv__plan(ctx, job);
 }
 
 /* The device bytes the call may use: options.max_device_bytes, else
@@ -268,7 +290,7 @@ static oclconv_status upload(oclconv_context *ctx, const oclconv__region *r, con
                              const span *sy, cl_mem in, const cl_event *wait, cl_event *done)
 {
     const oclconv_image *src = r->src;
-    size_t px = oclconv__packed_row(src) / (size_t)src->width, stride = oclconv__row_stride(src);
+    size_t px = pixel_bytes(src), stride = oclconv__row_stride(src);
     size_t pitch = (size_t)sx->size * px;
     oclconv_status s = OCLCONV_OK;
     int at_y = 0;
@@ -295,7 +317,7 @@ static oclconv_status read_back(oclconv_context *ctx, const oclconv__region *r, 
                                 const span *sy, int d0, int d1, cl_mem out, cl_event *done)
 {
     const oclconv_image *dst = r->dst;
-    size_t px = oclconv__packed_row(dst) / (size_t)dst->width, stride = oclconv__row_stride(dst);
+    size_t px = pixel_bytes(dst), stride = oclconv__row_stride(dst);
     oclconv__rect rect = {out, (size_t)sx->size * px, (size_t)sx->out_at * px, sy->out_at,
                           (char *)dst->data + (size_t)(d0 - r->dst_y) * stride, stride,
                           (size_t)dst->width * px, d1 - d0};
@@ -321,7 +343,7 @@ static oclconv__job part_job(const oclconv__job *job, const span *sx, const span
 static void gather(const oclconv__region *r, const span *sx, const span *sy, char *to)
 {
     const oclconv_image *src = r->src;
-    size_t px = oclconv__packed_row(src) / (size_t)src->width, stride = oclconv__row_stride(src);
+    size_t px = pixel_bytes(src), stride = oclconv__row_stride(src);
     for (int j = 0; j < sy->runs; j++)
         for (int y = sy->from[j]; y < sy->from[j] + sy->len[j]; y++)
             for (int i = 0; i < sx->runs; i++) {
@@ -330,6 +352,21 @@ static void gather(const oclconv__region *r, const span *sx, const span *sy, cha
                 memcpy(to, row + (size_t)(sx->from[i] - r->src_x) * px, n);
                 to += n;
             }
+}
+
+oclconv_status oclconv__stage(oclconv_context *ctx, const oclconv_image *src, oclconv_image *copy)
+{
+    *copy = *src;
+    copy->stride = 0;
+    copy->data = malloc(oclconv__image_bytes(copy));
+    if (!copy->data)
+        return oclconv__fail(ctx, OCLCONV_E_NOMEM,
+                             "out of host memory for a copy of the source (%zu bytes), which "
+                             "the destination overwrites", oclconv__image_bytes(copy));
+    oclconv__region r = {src, NULL, src->width, src->height, 0, 0, 0, 0, 0, 1, 1, 0};
+    span sx = {1, {0}, {src->width}, src->width, 0}, sy = {1, {0}, {src->height}, src->height, 0};
+    gather(&r, &sx, &sy, copy->data);
+    return OCLCONV_OK;
 }
 
 /* The image path's part: through host images of the part's size. */
@@ -348,7 +385,7 @@ static oclconv_status image_part(oclconv_context *ctx, const oclconv__region *r,
         gather(r, sx, sy, src.data);
         s = oclconv__run_image(ctx, &part);
     }
-    size_t px = oclconv__packed_row(&dst) / (size_t)dst.width;
+    size_t px = pixel_bytes(&dst);
     for (int y = d0; s == OCLCONV_OK && y < d1; y++)
         memcpy((char *)r->dst->data + (size_t)(y - r->dst_y) * oclconv__row_stride(r->dst),
                (char *)dst.data + ((size_t)(sy->out_at + y - d0) * (size_t)dst.width +
@@ -381,14 +418,13 @@ static oclconv_status start_part(oclconv_context *ctx, const oclconv__part *p, i
     part_rows(r, p->k, r->parts, &d0, &d1);
     part_rows(r, 0, r->parts, &most0, &most1);
     span sx = col_span(r, job), sy = row_span(r, job, d0, d1);
-    size_t io, mid, rows = (size_t)(most1 - most0 + 1) + 2 * (size_t)reach_y(job);
+    /* Every part of the ring's set fits: the largest part's rows. */
+    size_t rows = (size_t)(most1 - most0 + 1) + 2 * (size_t)reach_y(job);
     rows = rows > (size_t)sy.size ? rows : (size_t)sy.size;
-    row_bytes(job, sx.size, &io, &mid);
-    size_t in_row = oclconv__type_size(job->src->type) * (size_t)sx.size * job->src->channels;
     cl_mem in, out;
-    oclconv_status s = oclconv__scratch(ctx, slot, in_row * rows, &in);
+    oclconv_status s = oclconv__scratch(ctx, slot, pixel_bytes(job->src) * sx.size * rows, &in);
     if (s == OCLCONV_OK)
-        s = oclconv__scratch(ctx, slot + 1, (io - in_row) * rows, &out);
+        s = oclconv__scratch(ctx, slot + 1, pixel_bytes(job->dst) * sx.size * rows, &out);
     if (s == OCLCONV_OK)
         s = upload(ctx, r, &sx, &sy, in, wait, uploaded);
     return s;
@@ -490,8 +526,7 @@ oclconv_status oclconv__region_cl(oclconv_context *ctx, const oclconv__region *r
                                   cl_event *done)
 {
     span sx = col_span(r, job), sy = row_span(r, job, r->dst_y, r->dst_y + r->dst->height);
-    size_t px_in = oclconv__packed_row(r->src) / (size_t)r->src->width;
-    size_t px_out = oclconv__packed_row(r->dst) / (size_t)r->dst->width;
+    size_t px_in = pixel_bytes(r->src), px_out = pixel_bytes(r->dst);
     size_t in_pitch = (size_t)sx.size * px_in, out_pitch = (size_t)sx.size * px_out;
     oclconv__io io = {NULL, NULL, 0, 0};
     oclconv_status s = oclconv__scratch(ctx, 0, in_pitch * (size_t)sy.size, &io.in);
