@@ -252,8 +252,6 @@ oclconv_status oclconv__pass_kernels(oclconv_context *ctx, const char *source, c
 
 /* ---- transfer.c ----------------------------------------------------------- */
 size_t oclconv__image_bytes(const oclconv_image *img);
-/* The larger of the job's source and destination, packed, in bytes. */
-size_t oclconv__largest_image(const oclconv__job *job);
 /* Whether two host images share any memory. */
 int oclconv__overlap(const oclconv_image *a, const oclconv_image *b);
 /* The bytes an image spans in host memory, from its first to its last. */

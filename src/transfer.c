@@ -129,12 +129,6 @@ size_t oclconv__image_span(const oclconv_image *img)
     return oclconv__row_stride(img) * (size_t)(img->height - 1) + oclconv__packed_row(img);
 }
 
-size_t oclconv__largest_image(const oclconv__job *job)
-{
-    size_t src = oclconv__image_bytes(job->src), dst = oclconv__image_bytes(job->dst);
-    return src > dst ? src : dst;
-}
-
 /* Whether the device can work on the image's own memory: it shares the
  * host's memory, the rows are packed, and the data start at a multiple of
  * a pixel's size where a pixel is 2 or 4 values, which the kernels load
@@ -172,13 +166,8 @@ oclconv_status oclconv__io_begin(oclconv_context *ctx, const oclconv__job *job, 
 {
     io->in = io->out = NULL;
     io->in_owned = io->out_owned = 0;
-    /* Refused before any buffer is made, and before the runtime could look
-     * at the caller's memory. */
-    size_t largest = oclconv__largest_image(job);
-    if (largest > ctx->facts.max_alloc)
-        return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
-                             "an image of %zu bytes exceeds the device's largest allocation "
-                             "(%llu bytes)", largest, (unsigned long long)ctx->facts.max_alloc);
+    /* Each image fits the device's largest allocation: oclconv__region_parts()
+     * runs one that would not in strips. */
     oclconv_status s;
     if (zero_copy(ctx, job->src)) {
         s = wrap_host(ctx, job->src, CL_MEM_READ_ONLY, &io->in);
@@ -362,8 +351,8 @@ static double event_time(cl_event e)
     return 0;
 }
 
-/* Sums the device time of the kernels enqueued so far into
- * ctx->banked_seconds, waiting for them, and forgets their events. */
+/* The device time of the kernels enqueued so far, waiting for them; forgets
+ * their events. */
 static double kernel_time(oclconv_context *ctx)
 {
     double total = 0;
