@@ -137,7 +137,9 @@ typedef enum {
  * Kernel shapes (vector widths, fused bands or local-memory tiles) follow
  * the device type; OCLCONV_TUNE=cpu or gpu plans them as for that kind of
  * device instead (any other value is OCLCONV_E_INVALID_ARG), GPU shapes on
- * a CPU device within a GPU's usual 48 KB of local memory. */
+ * a CPU device within a GPU's usual 48 KB of local memory.
+ * OCLCONV_BUILD_OPTIONS is added to every kernel's build options (say
+ * -cl-opt-disable); a build they break is OCLCONV_E_BUILD. */
 typedef enum {
     OCLCONV_METHOD_AUTO,
     OCLCONV_METHOD_BUFFER,    /* global memory, several values a work-item */

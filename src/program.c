@@ -225,6 +225,15 @@ static oclconv_status find_program(oclconv_context *ctx, const char *source, con
 oclconv_status oclconv__get_kernel(oclconv_context *ctx, const char *source, const char *kernel,
                                    const char *options, cl_kernel *out)
 {
+    /* OCLCONV_BUILD_OPTIONS goes after the library's own options. */
+    const char *extra = getenv("OCLCONV_BUILD_OPTIONS");
+    char all[2048];
+    if (extra && *extra) {
+        if ((size_t)snprintf(all, sizeof all, "%s %s", options, extra) >= sizeof all)
+            return oclconv__fail(ctx, OCLCONV_E_BUILD, "OCLCONV_BUILD_OPTIONS is longer "
+                                 "than %zu bytes", sizeof all - strlen(options) - 2);
+        options = all;
+    }
     cache_entry *e = NULL;
     oclconv_status s = find_program(ctx, source, options, &e);
     if (s != OCLCONV_OK)

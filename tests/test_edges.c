@@ -419,6 +419,43 @@ static void kernel_dir_not_files(const char *self)
     }
 }
 
+/* OCLCONV_BUILD_OPTIONS reaches every build, after the library's own: an
+ * option the compiler does not know fails the call as a build error that
+ * names it, and -cl-opt-disable builds what filters as it should. */
+static void build_options_env(void)
+{
+    uint64_t rng = 5;
+    oclconv_image src = image_random(&rng, 11, 6, 2, OCLCONV_U8, 0);
+    oclconv_image dst = image_like(&src, OCLCONV_U8, 0);
+    oclconv_filter *f;
+    ASSERT_OK(NULL, oclconv_filter_gaussian(1.5, 0, 0, 0, &f));
+    oclconv_options opt;
+    oclconv_options_init(&opt);
+    opt.border = OCLCONV_BORDER_WRAP;
+    setenv("OCLCONV_BUILD_OPTIONS", "-cl-no-such-option", 1);
+    oclconv_context *ctx = test_context();
+    ASSERT_STATUS(ctx, oclconv_apply(ctx, &src, &dst, f, &opt), OCLCONV_E_BUILD);
+    ASSERT_CONTAINS(oclconv_errmsg(ctx), "-cl-no-such-option");
+    oclconv_destroy(ctx);
+    setenv("OCLCONV_BUILD_OPTIONS", "-cl-opt-disable", 1);
+    ctx = test_context();
+    ref_result ref = ref_of_filter(&src, f, &opt);
+    char why[256] = "";
+    for (int m = OCLCONV_METHOD_BUFFER; m <= OCLCONV_METHOD_SEPARABLE; m++) {
+        opt.method = (oclconv_method)m;
+        oclconv_status s;
+        long bad = ref_apply_compare(ctx, &src, &dst, f, &opt, &ref, why, sizeof why, &s);
+        if (bad != 0)
+            TEST_FAIL_("%s under -cl-opt-disable: %s", oclconv_method_name(opt.method), why);
+    }
+    ref_result_free(&ref);
+    oclconv_destroy(ctx);
+    unsetenv("OCLCONV_BUILD_OPTIONS");
+    oclconv_filter_destroy(f);
+    image_free(&src);
+    image_free(&dst);
+}
+
 /* ====== What reaches standard error ==================================== */
 
 /* Copies cl/common.cl and a buffer.cl that does not compile into `dir`. */
@@ -518,6 +555,7 @@ int main(int argc, char **argv)
     failed_wait_list(ctx);
     oclconv_destroy(ctx);
     kernel_dir_not_files(argv[0]);
+    build_options_env();
     char dir[512];
     ASSERT(test_scratch_dir("build-stderr", dir, sizeof dir) == 0);
     run_child(argv[0], "build-stderr", dir);
