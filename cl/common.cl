@@ -41,16 +41,26 @@ typedef DST_NAME dst_t;
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
 
+/* Values a pass adds before it weighs them (equal taps, -DVALUE_SHIFT on
+ * float images) come in times 2^-VALUE_SHIFT, so that no sum of them
+ * passes a float's range; the host takes the power of two back in the
+ * scale, exactly (src/precision.c, oclconv__range_shifts()). */
+#if defined(VALUE_SHIFT) && VALUE_SHIFT
+#define SCALED(x) ((x) * (acc_t)(1.0f / (1 << VALUE_SHIFT)))
+#else
+#define SCALED(x) (x)
+#endif
+
 /* A pixel's CN source values as T (CN 1) or a vector of T, in one access
  * where they are 2 or 4: packed rows start at a multiple of a pixel's size
  * (in a buffer the runtime aligned, or in image memory the host checked),
  * and GPU compilers split a vloadN they cannot prove aligned into N loads. */
 #if CN == 2 || CN == 4
-#define LOAD_PIXEL(T, p) CAT(convert_, CAT(T, CN))(*(__global const CAT(SRC_NAME, CN) *)(p))
+#define LOAD_PIXEL(T, p) SCALED(CAT(convert_, CAT(T, CN))(*(__global const CAT(SRC_NAME, CN) *)(p)))
 #elif CN == 3
-#define LOAD_PIXEL(T, p) CAT(convert_, CAT(T, 3))(vload3(0, p))
+#define LOAD_PIXEL(T, p) SCALED(CAT(convert_, CAT(T, 3))(vload3(0, p)))
 #else
-#define LOAD_PIXEL(T, p) ((T)(p)[0])
+#define LOAD_PIXEL(T, p) SCALED((T)(p)[0])
 #endif
 
 /* acc_t to dst_t: integers rounded half to even and saturated, NaN to 0, as
@@ -88,7 +98,7 @@ typedef DST_NAME dst_t;
 #if VEC == 1
 #define VECN
 typedef acc_t accv_t;
-#define LOAD_V(p) ((acc_t)(p)[0])
+#define LOAD_V(p) SCALED((acc_t)(p)[0])
 #define STORE_V(v, p) ((p)[0] = TO_DST(v))
 #define LOAD_ACC_V(p) ((p)[0])
 #define STORE_ACC_V(v, p) ((p)[0] = (v))
@@ -96,7 +106,7 @@ typedef acc_t accv_t;
 #define VECN VEC
 typedef CAT(ACC_NAME, VEC) accv_t;
 typedef CAT(DST_NAME, VEC) __attribute__((aligned(1))) dstv_unaligned_t;
-#define LOAD_V(p) CAT(convert_, CAT(ACC_NAME, VEC))(CAT(vload, VEC)(0, p))
+#define LOAD_V(p) SCALED(CAT(convert_, CAT(ACC_NAME, VEC))(CAT(vload, VEC)(0, p)))
 typedef CAT(DST_NAME, VEC) dstv_t;
 #define STORE_V(v, p)                                                                   \
     do {                                                                                \
@@ -197,7 +207,8 @@ inline bool window_fits(__global const src_t *src, int rowlen, int v0)
 #endif
 
 /* 4 source values from p, aligned to 4 values, as acc_t. */
-#define LOAD_ALIGNED4(p) CAT(convert_, CAT(ACC_NAME, 4))(*(__global const CAT(SRC_NAME, 4) *)(p))
+#define LOAD_ALIGNED4(p) \
+    SCALED(CAT(convert_, CAT(ACC_NAME, 4))(*(__global const CAT(SRC_NAME, 4) *)(p)))
 
 inline accv_t window_taps(accv_t sum, __global const src_t *row, int v0, WEIGHTS w)
 {
@@ -309,7 +320,7 @@ inline accv_t edge_window_taps(accv_t sum, __global const src_t *row, int v0, in
 #pragma unroll
     for (int k = 0; k < (EDGE_WINDOWS ? WIN_LEN : 0); k++) {
         int sx = border_index(v0 - WIN_PAD + k, width);
-        win[k] = IS_PIXEL(sx) ? (acc_t)row[sx] : border_value;
+        win[k] = IS_PIXEL(sx) ? SCALED((acc_t)row[sx]) : border_value;
     }
     WINDOW_TAPS(sum, win, w);
     return sum;

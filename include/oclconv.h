@@ -383,10 +383,15 @@ OCLCONV_API void oclconv_filter_destroy(oclconv_filter *f);
  *  cancel far above the result), no path keeps the result exact and the
  *  call is OCLCONV_E_UNSUPPORTED, as is a sum past a float's range on a
  *  device without double.  A float image's own values are known only as
- *  the kernels run: a window whose weighted values sum past 3.4e38 before
- *  the scale applies (3x3 ones over values of 3e38, scale 1/9) gives an
- *  infinity or NaN there, except on the box path, which sums float images
- *  in double; scale such values down first.
+ *  the kernels run: the box path sums them in double, and the others scale
+ *  the weights (and, where equal taps add values first, the values) by a
+ *  power of two that keeps every partial sum of values up to 3.4e38 within
+ *  a float's range, and the scale back by its inverse, which changes no
+ *  result but those of values near a float's smallest (below 2^-126 times
+ *  twice the weights' magnitudes' sum, where a float loses digits anyway):
+ *  3x3 ones over values of 3e38, scale 1/9, give 3e38.  Only where that
+ *  power of two would take a weight below 2^-126, or the scale past
+ *  3.4e38, does such a window give an infinity or NaN.
  *  @return OCLCONV_OK, or
  *    OCLCONV_E_INVALID_ARG  a NULL, size, stride, enum or filter problem;
  *    OCLCONV_E_UNSUPPORTED  the method cannot run on this device or image

@@ -168,6 +168,10 @@ typedef struct {
     int hor_pad;           /* separable tiles: their rows in local memory a vector
                               longer than the tile (cl/separable.cl HOR_W) */
     cl_ulong local_mem;    /* what GPU shapes plan within (oclconv__plan) */
+    int shift[2];          /* float images: weights (separable: the row's, then the
+                              column's) times 2^-shift, the scale times 2^+shift */
+    int value_shift;       /* and values that are added before they are weighted
+                              (equal_row) times 2^-value_shift (oclconv__range_shifts) */
 } oclconv__job;
 
 /* How a two-pass path runs: through a scratch image, or fused down bands
@@ -216,6 +220,13 @@ void oclconv__common_options(oclconv_context *ctx, const oclconv__job *job, char
 /* Sets job->acc_double where float sums could miss the contract's
  * exactness on the planned path; refuses what no accumulator keeps. */
 oclconv_status oclconv__precision(oclconv_context *ctx, oclconv__job *job);
+/* Float images' values are known only as the kernels run: sets the
+ * powers of two (job->shift, job->value_shift) that keep every partial sum
+ * of values up to FLT_MAX within a float's range, where they scale the
+ * weights and values exactly; 0 where no shift is needed or exact. */
+void oclconv__range_shifts(const oclconv_context *ctx, oclconv__job *job);
+/* The weights of a pass and the scale as the kernels take them. */
+double oclconv__shifted_scale(const oclconv__job *job);
 /* An exact sum of finite doubles, rounded once when read: terms of 1e38
  * that cancel leave the small ones intact, in any order. */
 #define OCLCONV_SUM_PARTS 48

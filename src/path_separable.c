@@ -2,6 +2,7 @@
  * shape): a row pass, then a column pass, fused or through scratch. */
 #include "internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,9 +66,9 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
     else if (job->fused == OCLCONV_FUSED_TILES)
         snprintf(options + used, sizeof options - used,
                  " -DTILE_W=%d -DTILE_H=%d -DPY=%d -DEQUAL_ROW=%d -DEQUAL_COL=%d -DCHUNK_BUFS=%d"
-                 " -DHOR_PAD=%d",
+                 " -DHOR_PAD=%d -DVALUE_SHIFT=%d",
                  job->local[0], job->local[1], job->band, job->equal_row, job->equal_col,
-                 job->chunk_bufs, job->hor_pad);
+                 job->chunk_bufs, job->hor_pad, job->value_shift);
     else
         snprintf(options + used, sizeof options - used, " -DSLIDE_X=%d -DSLIDE_Y=%d", slide_x,
                  OCLCONV_SLIDE_Y);
@@ -87,9 +88,9 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
     if (!taps)
         return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for the taps");
     for (size_t i = 0; i < fw; i++)
-        taps[i] = f->row[i];
+        taps[i] = ldexp(f->row[i], -job->shift[0]);
     for (size_t j = 0; j < fh; j++)
-        taps[fw + j] = f->col[j];
+        taps[fw + j] = ldexp(f->col[j], -job->shift[1]);
     cl_mem tmp = NULL, row_w = NULL, col_w = NULL, row_edges = NULL, col_edges = NULL;
     cl_int width = job->src->width, height = job->src->height, pitch_arg = (cl_int)pitch;
     if (!job->fused)
@@ -99,10 +100,13 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
     if (s == OCLCONV_OK)
         s = edge_rescales(ctx, job, f->col, f->height, height, &col_edges);
 
+    /* The border value as the row pass takes its values (value_shift), and
+     * what a row outside the image sums to (oclconv__range_shifts()). */
     double bv = job->opt.border == OCLCONV_BORDER_CONSTANT ? job->opt.border_value : 0;
-    oclconv__acc bv_acc = oclconv__to_acc(job, bv);
-    oclconv__acc outside_row = oclconv__to_acc(job, bv * sum_of(f->row, f->width));
-    oclconv__acc scale = oclconv__to_acc(job, job->opt.scale);
+    oclconv__acc bv_acc = oclconv__to_acc(job, ldexp(bv, -job->value_shift));
+    oclconv__acc outside_row = oclconv__to_acc(
+        job, ldexp(bv * sum_of(f->row, f->width), -job->shift[0] - job->value_shift));
+    oclconv__acc scale = oclconv__to_acc(job, oclconv__shifted_scale(job));
     oclconv__acc delta = oclconv__to_acc(job, job->opt.delta);
     size_t m = sizeof(cl_mem);
     size_t groups_x = pitch / (size_t)job->vec;

@@ -5,6 +5,7 @@
  */
 #include "internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -177,6 +178,66 @@ static int float_range_short(const oclconv__job *job)
     if (job->method == OCLCONV_METHOD_BOX)
         most = fmax(most, border * (double)f->width * (double)f->height);
     return !(most < 0x1p126);
+}
+
+/* The least k >= 0 with 2^k >= 2 m: weights of magnitudes summing to m,
+ * times 2^-k, keep every partial sum of values up to FLT_MAX under half
+ * of it, room for the sums' rounding. */
+static int shift_for(double m)
+{
+    int e;
+    double f = frexp(m, &e); /* m = f 2^e, 0.5 <= f < 1 */
+    int k = f == 0.5 ? e : e + 1;
+    return m > 0 && k > 0 ? k : 0;
+}
+
+/* Whether each non-zero tap times 2^-k stays a normal float. */
+static int taps_shift_exactly(const float *taps, int n, int k)
+{
+    for (int i = 0; i < n; i++)
+        if (taps[i] != 0 && !(fabs(ldexp(taps[i], -k)) >= FLT_MIN))
+            return 0;
+    return 1;
+}
+
+void oclconv__range_shifts(const oclconv_context *ctx, oclconv__job *job)
+{
+    (void)ctx;
+    const oclconv_filter *f = job->filter;
+    job->shift[0] = job->shift[1] = job->value_shift = 0;
+    if (job->src->type != OCLCONV_F32 || job->acc_double || job->method == OCLCONV_METHOD_BOX)
+        return;
+    int exact;
+    if (job->method == OCLCONV_METHOD_SEPARABLE) {
+        double row = 0, col = 0;
+        for (int i = 0; i < f->width; i++)
+            row += fabs(f->row[i]);
+        for (int j = 0; j < f->height; j++)
+            col += fabs(f->col[j]);
+        /* Equal taps add their values first: the row's source values, the
+         * column's row results, as many at once as the pass has taps. */
+        if (job->equal_row)
+            job->value_shift = shift_for(f->width);
+        if (job->equal_col) {
+            row *= f->height;
+            col /= f->height;
+        }
+        job->shift[0] = shift_for(row);
+        job->shift[1] = shift_for(col);
+        exact = taps_shift_exactly(f->row, f->width, job->shift[0]) &&
+                taps_shift_exactly(f->col, f->height, job->shift[1]);
+    } else {
+        job->shift[0] = shift_for(f->abs_sum);
+        exact = !(f->min_magnitude > 0 && !(ldexp(f->min_magnitude, -job->shift[0]) >= FLT_MIN));
+    }
+    /* The scale takes the shifts back: it must stay a finite float. */
+    if (!exact || !(fabs(oclconv__shifted_scale(job)) <= FLT_MAX))
+        job->shift[0] = job->shift[1] = job->value_shift = 0;
+}
+
+double oclconv__shifted_scale(const oclconv__job *job)
+{
+    return ldexp((float)job->opt.scale, job->shift[0] + job->shift[1] + job->value_shift);
 }
 
 /* Whether every weight is a float already (else uploading rounds them). */
