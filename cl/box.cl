@@ -103,7 +103,7 @@ typedef CAT(SUM_NAME, VEC) sumv_t;
 #else
 #define SUM_TERMS ((double)(FW + 1 + 2 * SEGMENT) * (double)(FH + 1))
 #endif
-inline int sums_exact(__global const uint *check)
+static inline int sums_exact(__global const uint *check)
 {
     uint top = check[0];
     return top == 0 || (top < 0x7f800000u &&
@@ -115,7 +115,7 @@ inline int sums_exact(__global const uint *check)
 #endif
 
 /* How many of the taps centred on i within radius r lie in 0..n-1. */
-inline int taps_inside(int i, int r, int n)
+static inline int taps_inside(int i, int r, int n)
 {
     return min(i + r, n - 1) - max(i - r, 0) + 1;
 }
@@ -123,7 +123,7 @@ inline int taps_inside(int i, int r, int n)
 /* The output value of a sum of taps r (times their weight) at pixel x of row
  * y: CONSTANT adds the outside taps' share, NORMALIZE rescales by all taps
  * / inside taps. */
-inline dst_t finish_taps(acc_t r, int x, int y, int width, int height, acc_t weight,
+static inline dst_t finish_taps(acc_t r, int x, int y, int width, int height, acc_t weight,
                          acc_t border_value, acc_t scale, acc_t delta)
 {
 #if BORDER == BORDER_CONSTANT || BORDER == BORDER_NORMALIZE
@@ -142,7 +142,7 @@ inline dst_t finish_taps(acc_t r, int x, int y, int width, int height, acc_t wei
 
 /* The VEC output values from v0 of row y, from their window sums s: each
  * tap has the same `weight` (row tap * column tap, exact). */
-inline void finish_values(sumv_t s, int v0, int y, int width, int height, acc_t weight,
+static inline void finish_values(sumv_t s, int v0, int y, int width, int height, acc_t weight,
                           acc_t border_value, acc_t scale, acc_t delta, __global dst_t *out)
 {
     int rowlen = width * CN;
@@ -180,7 +180,7 @@ typedef CAT(int, VEC) intv_t;
 
 /* Folds VEC values into the bits of the largest |value| and the exponent of
  * the finest last bit (values of 0 have none). */
-inline void fold_values(CAT(float, VEC) x, uintv_t *top, intv_t *grain)
+static inline void fold_values(CAT(float, VEC) x, uintv_t *top, intv_t *grain)
 {
     uintv_t bits = CAT(as_uint, VEC)(x) & 0x7fffffffu;
     uintv_t e = bits >> 23, m = (bits & 0x7fffffu) | (e != 0 ? 0x800000u : 0u);
@@ -265,14 +265,14 @@ __kernel void box_check(__global const src_t *src, ulong values, ulong chunk,
     } while (0)
 
 /* The pixel at x of a row, or 0 for an outside tap. */
-inline px_t pixel_at(__global const src_t *in, int x, int width)
+static inline px_t pixel_at(__global const src_t *in, int x, int width)
 {
     int sx = border_index(x, width);
     return IS_PIXEL(sx) ? LOAD_PIXEL(SUM_NAME, in + sx * CN) : (px_t)0;
 }
 
 /* VEC row sums from v0 of row y, or 0 for a row outside. */
-inline sumv_t row_sums_at(__global const row_t *tmp, int pitch, int v0, int y, int height)
+static inline sumv_t row_sums_at(__global const row_t *tmp, int pitch, int v0, int y, int height)
 {
     int sy = border_index(y, height);
     return IS_PIXEL(sy) ? LOAD_ROW_V(tmp + (size_t)sy * pitch + v0) : (sumv_t)0;

@@ -24,7 +24,7 @@
     } while (0)
 
 /* colsum[v] += sign * row[v] for a whole row, VEC values at a time. */
-inline void add_row(__global sum_t *colsum, __global const src_t *row, int rowlen, int sign)
+static inline void add_row(__global sum_t *colsum, __global const src_t *row, int rowlen, int sign)
 {
     int v = 0;
     for (; v + VEC <= rowlen; v += VEC) {

@@ -103,7 +103,7 @@ __kernel void box_cols(__global const row_t *tmp, __global dst_t *dst, int width
  * such words.  Split by two masks where bytes are little-endian, where
  * NVIDIA's compiler made the byte moves six instructions (8K / 4K: RGBA8
  * r3 1.00-1.05x / 1.07-1.11x, r7 1.01-1.08x / 1.06-1.07x). */
-inline uint2 split_rgba(uint w)
+static inline uint2 split_rgba(uint w)
 {
 #ifdef __ENDIAN_LITTLE__
     return (uint2)(w & 0x00ff00ffu, (w >> 8) & 0x00ff00ffu);
@@ -154,7 +154,7 @@ typedef uint2 line_px_t;
 #else
 #error "PACK16 wants 2 to 4 channels"
 #endif
-inline line_px_t packed_pixel(__global const src_t *p)
+static inline line_px_t packed_pixel(__global const src_t *p)
 {
 #if CN == 3
     uchar3 b = vload3(0, p);
@@ -405,7 +405,7 @@ void box_quads(__global const src_t *src, __global dst_t *dst, int width, int he
  * i makes the windows from the block's elements i + j * SEGMENT, j < outs,
  * into sum[j]: the first outs * SEGMENT elements, whose windows lie in the
  * block.  The block holds at most WALK_MOST elements a work-item. */
-inline void walk_block(__local sum_t *line, int len, int cols, int f, int outs, sum_t *sum)
+static inline void walk_block(__local sum_t *line, int len, int cols, int f, int outs, sum_t *sum)
 {
     int i = get_local_id(0), n = len * cols;
 #pragma unroll

@@ -7,7 +7,7 @@
  */
 
 /* One output value (x, y, channel c) the general way. */
-inline dst_t value_2d(__global const src_t *src, int width, int height, int x, int y, int c,
+static inline dst_t value_2d(__global const src_t *src, int width, int height, int x, int y, int c,
                       WEIGHTS w, acc_t border_value, acc_t scale, acc_t delta, acc_t wsum)
 {
     acc_t sum = 0, win = 0;

@@ -143,7 +143,7 @@ typedef CAT(DST_NAME, VEC) dstv_t;
 #define WIN_PAD ((RX * CN + 3) / 4 * 4)
 #define WIN_LEN (2 * WIN_PAD + VEC)
 #define WINDOWS (VEC % 4 == 0 && WIN_LEN <= ROW_WINDOW)
-inline bool window_fits(__global const src_t *src, int rowlen, int v0)
+static inline bool window_fits(__global const src_t *src, int rowlen, int v0)
 {
     return WINDOWS && v0 >= WIN_PAD && v0 + VEC + WIN_PAD <= rowlen && rowlen % 4 == 0 &&
            ((size_t)(src + v0 - WIN_PAD) & (4 * sizeof(src_t) - 1)) == 0;
@@ -210,7 +210,7 @@ inline bool window_fits(__global const src_t *src, int rowlen, int v0)
 #define LOAD_ALIGNED4(p) \
     SCALED(CAT(convert_, CAT(ACC_NAME, 4))(*(__global const CAT(SRC_NAME, 4) *)(p)))
 
-inline accv_t window_taps(accv_t sum, __global const src_t *row, int v0, WEIGHTS w)
+static inline accv_t window_taps(accv_t sum, __global const src_t *row, int v0, WEIGHTS w)
 {
     acc_t win[WINDOWS ? WIN_LEN : 4];
     __global const src_t *first = row + v0 - WIN_PAD;
@@ -244,7 +244,7 @@ inline accv_t window_taps(accv_t sum, __global const src_t *row, int v0, WEIGHTS
  * r1-r3 and box r7 0.94-1.0x).  An index a kernel loads past the filter's
  * reach (a window rounded up to whole vectors, a line's spare columns)
  * then reads the last pixel: one that no output takes. */
-inline int border_index(int i, int n)
+static inline int border_index(int i, int n)
 {
     if ((uint)i < (uint)n)
         return i;
@@ -313,7 +313,7 @@ inline int border_index(int i, int n)
 #define EDGE_WINDOWS                                                           \
     (WINDOWS && CN == 1 && BORDER != BORDER_NORMALIZE &&                        \
      WIN_LEN <= (BORDER_HAS_OUTSIDE ? 12 : 20))
-inline accv_t edge_window_taps(accv_t sum, __global const src_t *row, int v0, int width,
+static inline accv_t edge_window_taps(accv_t sum, __global const src_t *row, int v0, int width,
                                acc_t border_value, WEIGHTS w)
 {
     acc_t win[WINDOWS ? WIN_LEN : 4];
@@ -331,24 +331,24 @@ inline accv_t edge_window_taps(accv_t sum, __global const src_t *row, int v0, in
  * for win (their in-order float sum of the in-image weights can miss the
  * host's, rounded once, by an ulp), whatever the device's division; 0 where
  * the in-image weights sum to 0. */
-inline acc_t rescale(acc_t win, acc_t wsum)
+static inline acc_t rescale(acc_t win, acc_t wsum)
 {
     return win == wsum ? 1 : win != 0 ? wsum / win : 0;
 }
 
 /* Whether the taps centred on i within radius r all lie in 0..n-1. */
-inline bool all_taps_inside(int i, int r, int n)
+static inline bool all_taps_inside(int i, int r, int n)
 {
     return i >= r && i + r < n;
 }
 
 /* The in-image weights of 2-D output (x, y) as rescale() takes them. */
-inline acc_t window_2d(acc_t win, acc_t wsum, int x, int y, int width, int height)
+static inline acc_t window_2d(acc_t win, acc_t wsum, int x, int y, int width, int height)
 {
     return all_taps_inside(x, RX, width) && all_taps_inside(y, RY, height) ? wsum : win;
 }
 
-inline acc_t normalized(acc_t sum, acc_t win, acc_t wsum)
+static inline acc_t normalized(acc_t sum, acc_t win, acc_t wsum)
 {
 #if BORDER == BORDER_NORMALIZE
     return sum * rescale(win, wsum);
@@ -358,7 +358,7 @@ inline acc_t normalized(acc_t sum, acc_t win, acc_t wsum)
 }
 
 /* out = scale * sum + delta, after NORMALIZE's rescale, as dst_t. */
-inline dst_t finish_value(acc_t sum, acc_t win, acc_t wsum, acc_t scale, acc_t delta)
+static inline dst_t finish_value(acc_t sum, acc_t win, acc_t wsum, acc_t scale, acc_t delta)
 {
     return TO_DST(scale * normalized(sum, win, wsum) + delta);
 }

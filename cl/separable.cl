@@ -90,7 +90,7 @@ typedef CAT(ACC_NAME, CN) accp_t;
  * row, a tile's edge work-items, which the rest of the tile waits for,
  * made 0.8-0.95x the f32 gray r7 kernel's rate (NVIDIA, 8K and 4K). */
 #define RESCALES __global const acc_t *
-inline acc_t edge_rescale(int i, int n, int r, RESCALES table)
+static inline acc_t edge_rescale(int i, int n, int r, RESCALES table)
 {
     i = min(i, n - 1); /* a lane past the row's end, not stored */
     if (all_taps_inside(i, r, n))
@@ -99,7 +99,7 @@ inline acc_t edge_rescale(int i, int n, int r, RESCALES table)
 }
 
 /* The row pass of VEC values from v0 of one source row. */
-inline accv_t row_pass(__global const src_t *in, int width, int v0, WEIGHTS row,
+static inline accv_t row_pass(__global const src_t *in, int width, int v0, WEIGHTS row,
                        acc_t border_value)
 {
     int rowlen = width * CN;
@@ -151,14 +151,14 @@ inline accv_t row_pass(__global const src_t *in, int width, int v0, WEIGHTS row,
 
 /* NORMALIZE: the rescale of output row y (1 for the other borders, which
  * do not use it). */
-inline acc_t col_rescale(int y, int height, RESCALES col_edges)
+static inline acc_t col_rescale(int y, int height, RESCALES col_edges)
 {
     return BORDER == BORDER_NORMALIZE ? edge_rescale(y, height, RY, col_edges) : 1;
 }
 
 /* NORMALIZE: the rescales of the VEC values from v0 along their row (1 for
  * the other borders), for the row passes of a work-item's rows. */
-inline accv_t row_rescales(int v0, int width, RESCALES row_edges)
+static inline accv_t row_rescales(int v0, int width, RESCALES row_edges)
 {
     if (BORDER != BORDER_NORMALIZE ||
         (all_taps_inside(v0 / CN, RX, width) && all_taps_inside((v0 + VEC - 1) / CN, RX, width)))
@@ -171,7 +171,7 @@ inline accv_t row_rescales(int v0, int width, RESCALES row_edges)
 
 /* The column pass's end: NORMALIZE's rescale of the row, scale, delta;
  * stores the VEC values from v0 that lie in the row. */
-inline void store_result(accv_t sum, acc_t rescaled, acc_t scale, acc_t delta,
+static inline void store_result(accv_t sum, acc_t rescaled, acc_t scale, acc_t delta,
                          __global dst_t *out, int lanes_left)
 {
 #if BORDER == BORDER_NORMALIZE

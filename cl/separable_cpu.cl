@@ -33,7 +33,7 @@
  * 1.52-1.90x; RGBA16 r7 2.53-2.58x; u8 gray, whose rows are 3840 bytes
  * apart, 0.92-1.36x; 2 rows ahead gained less, 8 and 16 no more). */
 #define PREFETCH_ROWS 4
-inline void prefetch_bytes(__global const src_t *p, int bytes)
+static inline void prefetch_bytes(__global const src_t *p, int bytes)
 {
 #if PREFETCH && defined(__has_builtin)
 #if __has_builtin(__builtin_prefetch)

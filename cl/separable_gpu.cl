@@ -101,7 +101,7 @@
 /* The two ends of the windows of the VEC values from v0 of a row whose
  * window fits (window_fits()), into win as window_taps() places them; the
  * chunks the work-item loaded, `loaded`, hold some (CHUNK_SHIFT). */
-inline void chunk_ends(__global const src_t *row, int v0, const accv_t *loaded, acc_t *win)
+static inline void chunk_ends(__global const src_t *row, int v0, const accv_t *loaded, acc_t *win)
 {
 #pragma unroll
     for (int k = 0; k < WIN_LEN; k += 4)
@@ -115,7 +115,7 @@ inline void chunk_ends(__global const src_t *row, int v0, const accv_t *loaded, 
 
 /* Those values' windows, from their ends and the chunk sums `cs` from the
  * work-item's first. */
-inline accv_t chunk_window(const acc_t *win, __local const acc_t *cs, WEIGHTS w)
+static inline accv_t chunk_window(const acc_t *win, __local const acc_t *cs, WEIGHTS w)
 {
     const acc_t *end = win + CHUNK_LEFT;
     acc_t mid[2] = {cs[0], cs[1]}, out[VEC], run = 0;
@@ -173,7 +173,7 @@ inline accv_t chunk_window(const acc_t *win, __local const acc_t *cs, WEIGHTS w)
 #define SEG_TRIPS ((TILE_ROWS + SEG_ROWS - 1) / SEG_ROWS)
 #define SEG_PAD ((RX + CHUNK_PX - 1) / CHUNK_PX * CHUNK_PX)
 #define SEG_CHUNKS ((2 * SEG_PAD + SEG_PX) / CHUNK_PX)
-inline bool segments_fit(__global const src_t *src, int rowlen, int g0)
+static inline bool segments_fit(__global const src_t *src, int rowlen, int g0)
 {
     return ((size_t)src & 15) == 0 && rowlen % 16 == 0 && g0 >= SEG_PAD * CN &&
            g0 + TILE_W * VEC + SEG_PAD * CN <= rowlen;

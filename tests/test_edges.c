@@ -476,7 +476,8 @@ static void build_options_env(void)
         oclconv_status s;
         long bad = ref_apply_compare(ctx, &src, &dst, f, &opt, &ref, why, sizeof why, &s);
         if (bad != 0)
-            TEST_FAIL_("%s under -cl-opt-disable: %s", oclconv_method_name(opt.method), why);
+            TEST_FAIL_("%s under -cl-opt-disable: %s%s", oclconv_method_name(opt.method),
+                       bad < 0 ? oclconv_errmsg(ctx) : "", why);
     }
     ref_result_free(&ref);
     oclconv_destroy(ctx);
