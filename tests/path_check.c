@@ -161,22 +161,12 @@ static int run_set(const case_set *set, case_body body)
 {
     uint64_t rng = 0x9E3779B97F4A7C15ull * (set->seed + 1) ^ 0xD1B54A32D192ED03ull;
     oclconv_context *ctx = test_context();
-    const char *tune = "its own";
-    if (set->other_shapes) {
-        tune = other_shapes(ctx);
-        setenv("OCLCONV_TUNE", tune, 1);
-        /* No user runs GPU shapes on a CPU: what they are checked for
-         * there is their logic, and unoptimised they build in less than
-         * half the time (test_paths on PoCL 3.1: 372 CPU-s to 158). */
-        if (strcmp(tune, "gpu") == 0)
-            setenv("OCLCONV_BUILD_OPTIONS", "-cl-opt-disable", 1);
-    }
+    const char *tune = use_shapes(ctx, set->other_shapes);
     printf("device: %s, kernel shapes: %s, %s\n", oclconv_device_name(ctx), tune, set->name);
     int failures = body(ctx, &rng, set->kind, !set->other_shapes);
     printf("programs built: %zu\n", oclconv_programs_built(ctx));
     oclconv_destroy(ctx);
-    unsetenv("OCLCONV_TUNE");
-    unsetenv("OCLCONV_BUILD_OPTIONS");
+    use_shapes(NULL, 0);
     return failures + test_failures;
 }
 

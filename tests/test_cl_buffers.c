@@ -103,8 +103,7 @@ int main(void)
      * type's (OCLCONV_TUNE); the box on 8-bit RGBA, which GPUs make in
      * quads. */
     for (int shapes = 0; shapes < 2; shapes++) {
-        if (shapes)
-            setenv("OCLCONV_TUNE", other_shapes(ctx), 1);
+        use_shapes(ctx, shapes);
         for (size_t m = 0; m < sizeof methods / sizeof *methods; m++)
             for (size_t k = 0; k < sizeof filters / sizeof *filters; k++) {
                 char what[64];
@@ -113,7 +112,7 @@ int main(void)
                 gated(ctx, &rng, methods[m], filters[k], filters[k] == box ? 4 : 3, what);
             }
     }
-    unsetenv("OCLCONV_TUNE");
+    use_shapes(ctx, 0);
 
     /* In place, and with no events at all. */
     oclconv_image src = image_random(&rng, 30, 20, 4, OCLCONV_F32, 0);

@@ -237,12 +237,11 @@ static void float_range(oclconv_context *ctx)
          0, OCLCONV_BORDER_NORMALIZE, 1, 3e38f},
     };
     for (int shapes = 0; shapes < 2; shapes++) {
-        if (shapes)
-            setenv("OCLCONV_TUNE", other_shapes(ctx), 1);
+        use_shapes(ctx, shapes);
         for (size_t k = 0; k < sizeof floats / sizeof *floats; k++)
             range_on_every_path(ctx, &floats[k]);
     }
-    unsetenv("OCLCONV_TUNE");
+    use_shapes(ctx, 0);
 }
 
 /* ====== Device buffers and events ====================================== */

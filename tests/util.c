@@ -123,6 +123,19 @@ const char *other_shapes(oclconv_context *ctx)
     return type & CL_DEVICE_TYPE_CPU ? "gpu" : "cpu";
 }
 
+const char *use_shapes(oclconv_context *ctx, int other)
+{
+    unsetenv("OCLCONV_TUNE");
+    unsetenv("OCLCONV_BUILD_OPTIONS");
+    if (!other)
+        return "its own";
+    const char *tune = other_shapes(ctx);
+    setenv("OCLCONV_TUNE", tune, 1);
+    if (strcmp(tune, "gpu") == 0)
+        setenv("OCLCONV_BUILD_OPTIONS", "-cl-opt-disable", 1);
+    return tune;
+}
+
 const char *test_build_dir(void)
 {
     const char *build = getenv("OCLCONV_BUILD");
