@@ -437,7 +437,7 @@ int cli_run(const cli_options *o)
         return EXIT_USAGE;
     }
 
-    output_file_init();
+    output_file_init(&o->png);
 
     if (o->out_dir && mkdir(o->out_dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "%s: %s: cannot make the folder: %s\n", cli_program, o->out_dir,

@@ -256,7 +256,7 @@ int main(int argc, char **argv)
     if (!fp) {
         fprintf(stderr, "contact_sheet: %s: %s\n", out, strerror(errno));
     } else {
-        int bad = png_io_write(fp, &sheet, why, sizeof why);
+        int bad = png_io_write(fp, &sheet, NULL, why, sizeof why);
         if (fclose(fp) != 0 && !bad) {
             snprintf(why, sizeof why, "%s", strerror(errno));
             bad = 1;

@@ -91,9 +91,11 @@ char *output_join_path(const char *dir, const char *name)
 }
 
 static mode_t file_mode; /* of new files: 0666 less the umask */
+static png_io_settings compression;
 
-void output_file_init(void)
+void output_file_init(const png_io_settings *set)
 {
+    compression = *set;
     mode_t mask = umask(0);
     umask(mask);
     file_mode = 0666 & ~mask;
@@ -113,7 +115,7 @@ static int say(char *why, size_t why_size, const char *fmt, ...)
 /* Writes pic to fp and closes it. */
 static int write_stream(FILE *fp, const png_io_picture *pic, char *why, size_t why_size)
 {
-    int rc = png_io_write(fp, pic, why, why_size);
+    int rc = png_io_write(fp, pic, &compression, why, why_size);
     if (fclose(fp) != 0 && rc == 0)
         rc = say(why, why_size, "write error: %s", strerror(errno));
     return rc;
@@ -144,7 +146,7 @@ static int write_stdout(const png_io_picture *pic, char *why, size_t why_size)
 {
     if (isatty(STDOUT_FILENO))
         return say(why, why_size, "standard output is a terminal: redirect it or name a file");
-    return png_io_write(stdout, pic, why, why_size);
+    return png_io_write(stdout, pic, &compression, why, why_size);
 }
 
 /* The new file takes the old one's permissions, and its owner and group

@@ -17,9 +17,10 @@
 
 #include "png_io.h"
 
-/* Reads the umask for new files and installs the signal handlers; once,
- * before the first output_file_write(). */
-void output_file_init(void);
+/* Reads the umask for new files, installs the signal handlers and takes
+ * the compression every file gets; once, before the first
+ * output_file_write(). */
+void output_file_init(const png_io_settings *set);
 
 /* Writes pic as the PNG file `out`.
  * @return 0, or -1 with a one-line reason in `why` (nothing is left behind). */

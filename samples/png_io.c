@@ -18,6 +18,7 @@ typedef struct {
     char *err;
     size_t err_size;
     int have_reason; /* err already holds our own words; keep them */
+    png_io_settings set; /* writing: how to compress */
     char warning[160]; /* libpng's last warning */
     char iccp_warning[160]; /* its first about the iCCP chunk, without "iCCP: " */
 } io_state;
@@ -307,8 +308,14 @@ static void write_meta(png_structp png, png_infop info, const png_io_picture *pi
                      pic->phys_unit);
 }
 
+const char *const png_io_filter_names[PNG_IO_FILTERS] = {"none",  "sub",   "up",
+                                                          "average", "paeth", "all"};
+
 static int write_body(io_state *st, const png_io_picture *pic)
 {
+    static const int filter_bits[PNG_IO_FILTERS] = {PNG_FILTER_NONE, PNG_FILTER_SUB,
+                                                    PNG_FILTER_UP,   PNG_FILTER_AVG,
+                                                    PNG_FILTER_PAETH, PNG_ALL_FILTERS};
     static const int colour_type[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
                                        PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
     png_structp png = st->png;
@@ -319,6 +326,8 @@ static int write_body(io_state *st, const png_io_picture *pic)
     if (setjmp(png_jmpbuf(png)))
         return -1;
     png_set_write_fn(png, st, write_data, flush_data);
+    png_set_compression_level(png, st->set.level);
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, filter_bits[st->set.filter]);
     /* A colour chunk libpng finds odd is dropped with a warning, not fatal. */
     png_set_benign_errors(png, 1);
     png_set_IHDR(png, info, (png_uint_32)img->width, (png_uint_32)img->height, depth,
@@ -333,7 +342,8 @@ static int write_body(io_state *st, const png_io_picture *pic)
     return 0;
 }
 
-int png_io_write(FILE *fp, const png_io_picture *pic, char *err, size_t err_size)
+int png_io_write(FILE *fp, const png_io_picture *pic, const png_io_settings *set, char *err,
+                 size_t err_size)
 {
     const oclconv_image *img = &pic->image;
     io_state st;
@@ -344,6 +354,11 @@ int png_io_write(FILE *fp, const png_io_picture *pic, char *err, size_t err_size
     st.fp = fp;
     st.err = err;
     st.err_size = err_size;
+    st.set = set ? *set : PNG_IO_LIBPNG_SETTINGS;
+    if (st.set.level < 0 || st.set.level > 9 || (unsigned)st.set.filter >= PNG_IO_FILTERS) {
+        say(&st, "", "no such PNG compression");
+        return -1;
+    }
     if (!img->data || img->width <= 0 || img->height <= 0 ||
         (unsigned)img->width > PNG_IO_MAX_SIDE || (unsigned)img->height > PNG_IO_MAX_SIDE ||
         img->channels < 1 || img->channels > 4 ||

@@ -49,10 +49,34 @@ typedef struct {
  *         truncated", "PNG error: ..." quoting libpng, "out of memory"). */
 int png_io_read(FILE *fp, png_io_picture *pic, char *err, size_t err_size);
 
+/* How a PNG is compressed: zlib's level, 0 (stored) to 9 (smallest), and
+ * the row filters libpng may choose from for each row (ALL: it tries each
+ * and keeps the one that looks smallest). */
+typedef enum {
+    PNG_IO_FILTER_NONE,
+    PNG_IO_FILTER_SUB,
+    PNG_IO_FILTER_UP,
+    PNG_IO_FILTER_AVERAGE,
+    PNG_IO_FILTER_PAETH,
+    PNG_IO_FILTER_ALL,
+    PNG_IO_FILTERS
+} png_io_filter;
+typedef struct {
+    int level;
+    png_io_filter filter;
+} png_io_settings;
+/* Their names, as the command takes them: "none", "sub", "up", "average",
+ * "paeth", "all". */
+extern const char *const png_io_filter_names[PNG_IO_FILTERS];
+/* libpng's own: level 6, every filter. */
+#define PNG_IO_LIBPNG_SETTINGS ((png_io_settings){6, PNG_IO_FILTER_ALL})
+
 /* Writes *pic as a PNG of the same channel count and bit depth to `fp`, with
- * its colour chunks.  Flushes the stream but does not close it.
+ * its colour chunks, compressed as `set` says (NULL: libpng's own).
+ * Flushes the stream but does not close it.
  * @return 0, or -1 with the reason in `err`. */
-int png_io_write(FILE *fp, const png_io_picture *pic, char *err, size_t err_size);
+int png_io_write(FILE *fp, const png_io_picture *pic, const png_io_settings *set, char *err,
+                 size_t err_size);
 
 /* Frees what png_io_read() allocated and zeroes *pic. */
 void png_io_free(png_io_picture *pic);

@@ -316,6 +316,30 @@ static void test_kernel_text(void)
     }
 }
 
+/* PNG compression: every level and row filter writes the same pixels, in
+ * files whose sizes follow the level (a noisy RGB picture: stored, zlib's
+ * default and the smallest, every filter tried). */
+static void test_png_compression(void)
+{
+    static const char *const settings[][2] = {{"0", "none"}, {NULL, NULL}, {"9", "all"}};
+    oclconv_filter *f;
+    oclconv_options opt;
+    weights k = weights_of(oclconv_filter_gaussian(2.0, 2.0, 0, 0, &f), &f);
+    oclconv_options_init(&opt);
+    size_t size[3];
+    for (int i = 0; i < 3; i++) {
+        const char *out = at("compressed-%d.png", i);
+        int rc = settings[i][0] ? cli("--png-level", settings[i][0], "--png-filter",
+                                      settings[i][1], input("rgb8"), out, (char *)NULL)
+                                : cli(input("rgb8"), out, (char *)NULL);
+        ASSERT_EQ(rc, 0);
+        CHECK_OUTPUT(out, &pictures[case_index("rgb8")], &k, &opt, 1);
+        free(read_all(out, &size[i]));
+    }
+    ASSERT(size[0] > size[1] && size[1] > size[2]);
+    free(k.weights);
+}
+
 int main(void)
 {
     int rc = cli_harness_init("cli");
@@ -331,6 +355,7 @@ int main(void)
     test_premultiplied_variants();
     test_output_folder();
     test_value_ranges();
+    test_png_compression();
     cli_pictures_free();
     if (!test_failures)
         remove_tree(tmp);

@@ -346,6 +346,9 @@ static void test_usage_errors(void)
         {"--bogus", "x", "--bogus"},
         {"--amount", "2", "sharpen"},   /* amount without sharpen */
         {"-z", "x", "-z"},
+        {"--png-level", "10", "--png-level"},
+        {"--png-level", "-1", "--png-level"},
+        {"--png-filter", "fast", "fast"},
     };
     int hidden;
     make_dir(at("usage"));

@@ -93,7 +93,7 @@ static void round_trip(const png_io_picture *pic)
     FILE *out = open_memstream(&buf, &len);
     if (!out)
         return;
-    int rc = png_io_write(out, pic, err, sizeof err);
+    int rc = png_io_write(out, pic, NULL, err, sizeof err);
     fclose(out);
     if (rc != 0) {
         /* A picture the reader accepted must be writable: the command writes
