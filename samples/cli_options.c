@@ -113,11 +113,14 @@ void cli_usage(FILE *out)
           "Output:\n"
           "  -o, --output-dir DIR  write each INPUT as DIR/its file name; DIR is made\n"
           "                        when missing\n"
-          "      --png-level N     zlib's level for PNG outputs, 0 (fastest, largest)\n"
-          "                        to 9 (smallest); default " CLI_PNG_LEVEL_TEXT "\n"
-          "      --png-filter F    the row filters libpng tries: none, sub, up,\n"
-          "                        average, paeth or all; default " CLI_PNG_FILTER_TEXT "\n"
-          "                        (on photographs, files 6 % larger than libpng's own\n"
+          "      --png-level N     zlib's level for PNG outputs, 0 (fastest, largest)\n",
+          out);
+    fprintf(out,
+            "                        to 9 (smallest); default %d\n"
+            "      --png-filter F    the row filters libpng tries: none, sub, up,\n"
+            "                        average, paeth or all; default %s\n",
+            CLI_PNG_LEVEL, png_io_filter_names[CLI_PNG_FILTER]);
+    fputs("                        (on photographs, files 6 % larger than libpng's own\n"
           "                        6 and all make, written about 3 times as fast)\n"
           "  -v, --verbose         print the device, the kernel path and timings\n"
           "  -h, --help            show this help and exit\n"

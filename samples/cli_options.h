@@ -19,9 +19,7 @@
  * slower and larger than 4, level 2 2.6-3.5 s and 26.7 MB, 6 with up
  * 10.1 s and 21.5 MB, no filter twice the size. */
 #define CLI_PNG_LEVEL 4
-#define CLI_PNG_LEVEL_TEXT "4"
 #define CLI_PNG_FILTER PNG_IO_FILTER_UP
-#define CLI_PNG_FILTER_TEXT "up"
 
 #define EXIT_FILE_FAILED 1
 #define EXIT_USAGE 2

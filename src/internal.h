@@ -224,7 +224,7 @@ oclconv_status oclconv__precision(oclconv_context *ctx, oclconv__job *job);
  * powers of two (job->shift, job->value_shift) that keep every partial sum
  * of values up to FLT_MAX within a float's range, where they scale the
  * weights and values exactly; 0 where no shift is needed or exact. */
-void oclconv__range_shifts(const oclconv_context *ctx, oclconv__job *job);
+void oclconv__range_shifts(oclconv__job *job);
 /* The weights of a pass and the scale as the kernels take them. */
 double oclconv__shifted_scale(const oclconv__job *job);
 /* An exact sum of finite doubles, rounded once when read: terms of 1e38
@@ -427,11 +427,12 @@ int oclconv__sums_fit16(const oclconv__job *job, size_t taps);
  * values uploaded lately (caller releases). */
 oclconv_status oclconv__upload_weights(oclconv_context *ctx, const oclconv__job *job,
                                        const double *w, size_t n, cl_mem *out);
-/* Sets argument `index` of k to `n` weights in the job's accumulator type:
- * by value where job->taps_by_value, else uploaded into *mem (caller
- * releases). */
+/* Sets argument `index` of k to `n` weights times 2^-shift (job->shift) in
+ * the job's accumulator type: by value where job->taps_by_value, else
+ * uploaded into *mem (caller releases). */
 oclconv_status oclconv__taps_arg(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
-                                cl_uint index, const double *w, size_t n, cl_mem *mem);
+                                cl_uint index, const double *w, size_t n, int shift,
+                                cl_mem *mem);
 /* Lets go of the context's kept upload i (oclconv_destroy()). */
 void oclconv__forget_weights(oclconv_context *ctx, int i);
 

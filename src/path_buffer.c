@@ -6,7 +6,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 oclconv_status oclconv__run_direct(oclconv_context *ctx, const oclconv__job *job,
@@ -43,14 +42,7 @@ oclconv_status oclconv__weight_args(oclconv_context *ctx, const oclconv__job *jo
     oclconv__acc scale = oclconv__to_acc(job, oclconv__shifted_scale(job));
     oclconv__acc delta = oclconv__to_acc(job, job->opt.delta);
     oclconv__acc wsum = oclconv__to_acc(job, ldexp(f->sum, -shift));
-    double *shifted = shift ? malloc(n * sizeof *shifted) : NULL;
-    if (shift && !shifted)
-        return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for the weights");
-    for (size_t i = 0; shifted && i < n; i++)
-        shifted[i] = ldexp(f->weights[i], -shift);
-    oclconv_status s =
-        oclconv__taps_arg(ctx, job, k, first, shifted ? shifted : f->weights, n, weights);
-    free(shifted);
+    oclconv_status s = oclconv__taps_arg(ctx, job, k, first, f->weights, n, shift, weights);
     if (s == OCLCONV_OK)
         s = oclconv__args(ctx, k, first + 1, 4, a, &bv, a, &scale, a, &delta, a, &wsum);
     return s;

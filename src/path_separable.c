@@ -88,9 +88,9 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
     if (!taps)
         return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for the taps");
     for (size_t i = 0; i < fw; i++)
-        taps[i] = ldexp(f->row[i], -job->shift[0]);
+        taps[i] = f->row[i];
     for (size_t j = 0; j < fh; j++)
-        taps[fw + j] = ldexp(f->col[j], -job->shift[1]);
+        taps[fw + j] = f->col[j];
     cl_mem tmp = NULL, row_w = NULL, col_w = NULL, row_edges = NULL, col_edges = NULL;
     cl_int width = job->src->width, height = job->src->height, pitch_arg = (cl_int)pitch;
     if (!job->fused)
@@ -115,9 +115,9 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
             s = oclconv__args(ctx, fused, 0, 4, sizeof io->in, &io->in, sizeof io->out, &io->out,
                               sizeof width, &width, sizeof height, &height);
         if (s == OCLCONV_OK)
-            s = oclconv__taps_arg(ctx, job, fused, 4, taps, fw, &row_w);
+            s = oclconv__taps_arg(ctx, job, fused, 4, taps, fw, job->shift[0], &row_w);
         if (s == OCLCONV_OK)
-            s = oclconv__taps_arg(ctx, job, fused, 5, taps + fw, fh, &col_w);
+            s = oclconv__taps_arg(ctx, job, fused, 5, taps + fw, fh, job->shift[1], &col_w);
         if (s == OCLCONV_OK)
             s = oclconv__args(ctx, fused, 6, 6, a, &bv_acc, m, &row_edges, a, &outside_row, a,
                               &scale, a, &delta, m, &col_edges);
@@ -133,9 +133,9 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
                     : oclconv__run_2d(ctx, job, fused, groups_x, bands);
     } else {
         if (s == OCLCONV_OK)
-            s = oclconv__taps_arg(ctx, job, rows, 5, taps, fw, &row_w);
+            s = oclconv__taps_arg(ctx, job, rows, 5, taps, fw, job->shift[0], &row_w);
         if (s == OCLCONV_OK)
-            s = oclconv__taps_arg(ctx, job, cols, 5, taps + fw, fh, &col_w);
+            s = oclconv__taps_arg(ctx, job, cols, 5, taps + fw, fh, job->shift[1], &col_w);
         if (s == OCLCONV_OK)
             s = oclconv__args(ctx, rows, 0, 5, sizeof io->in, &io->in, sizeof tmp, &tmp,
                               sizeof width, &width, sizeof height, &height, sizeof pitch_arg,

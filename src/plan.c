@@ -507,7 +507,7 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
         job->taps_by_value =
             taps_fit(ctx, job, (size_t)job->filter->width * (size_t)job->filter->height);
     }
-    oclconv__range_shifts(ctx, job);
+    oclconv__range_shifts(job);
     return OCLCONV_OK;
 }
 

@@ -200,9 +200,8 @@ static int taps_shift_exactly(const float *taps, int n, int k)
     return 1;
 }
 
-void oclconv__range_shifts(const oclconv_context *ctx, oclconv__job *job)
+void oclconv__range_shifts(oclconv__job *job)
 {
-    (void)ctx;
     const oclconv_filter *f = job->filter;
     job->shift[0] = job->shift[1] = job->value_shift = 0;
     if (job->src->type != OCLCONV_F32 || job->acc_double || job->method == OCLCONV_METHOD_BOX)

@@ -1,6 +1,7 @@
 /* Moving pixels and weights between the host and the device, and running kernels. */
 #include "internal.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,25 +252,28 @@ void oclconv__forget_weights(oclconv_context *ctx, int i)
     ctx->weights[i].mem = NULL;
 }
 
-/* n weights as the job's acc_t values, into out (n * acc_size bytes). */
-static void acc_values(const oclconv__job *job, const double *w, size_t n, void *out)
+/* n weights times 2^-shift (exact: a power of two) as the job's acc_t
+ * values, into out (n * acc_size bytes). */
+static void acc_values(const oclconv__job *job, const double *w, size_t n, int shift, void *out)
 {
     for (size_t i = 0; i < n; i++) {
+        double v = ldexp(w[i], -shift);
         if (job->acc_double)
-            ((double *)out)[i] = w[i];
+            ((double *)out)[i] = v;
         else
-            ((float *)out)[i] = (float)w[i];
+            ((float *)out)[i] = (float)v;
     }
 }
 
-oclconv_status oclconv__upload_weights(oclconv_context *ctx, const oclconv__job *job,
-                                       const double *w, size_t n, cl_mem *out)
+/* Uploads `n` weights times 2^-shift, or finds them uploaded lately. */
+static oclconv_status upload_shifted(oclconv_context *ctx, const oclconv__job *job,
+                                     const double *w, size_t n, int shift, cl_mem *out)
 {
     size_t size = oclconv__acc_size(job), bytes = n * size;
     void *buf = malloc(bytes);
     if (!buf)
         return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for the weights");
-    acc_values(job, w, n, buf);
+    acc_values(job, w, n, shift, buf);
     if ((*out = reuse_weights(ctx, buf, bytes)) != NULL) {
         free(buf);
         return OCLCONV_OK;
@@ -288,19 +292,25 @@ oclconv_status oclconv__upload_weights(oclconv_context *ctx, const oclconv__job 
     return OCLCONV_OK;
 }
 
+oclconv_status oclconv__upload_weights(oclconv_context *ctx, const oclconv__job *job,
+                                       const double *w, size_t n, cl_mem *out)
+{
+    return upload_shifted(ctx, job, w, n, 0, out);
+}
+
 oclconv_status oclconv__taps_arg(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
-                                cl_uint index, const double *w, size_t n, cl_mem *mem)
+                                cl_uint index, const double *w, size_t n, int shift, cl_mem *mem)
 {
     oclconv_status s;
     if (!job->taps_by_value) {
-        s = oclconv__upload_weights(ctx, job, w, n, mem);
+        s = upload_shifted(ctx, job, w, n, shift, mem);
         return s == OCLCONV_OK ? oclconv__args(ctx, k, index, 1, sizeof *mem, mem) : s;
     }
     size_t bytes = n * oclconv__acc_size(job);
     void *values = malloc(bytes);
     if (!values)
         return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for the weights");
-    acc_values(job, w, n, values);
+    acc_values(job, w, n, shift, values);
     s = oclconv__args(ctx, k, index, 1, bytes, (const void *)values);
     free(values);
     return s;
