@@ -48,10 +48,11 @@ static oclconv_status edge_rescales(oclconv_context *ctx, const oclconv__job *jo
  * unrolls its chunks, so they set its compile time: on PoCL 3.1 (2-core
  * AMD EPYC, 4K Gaussians r1-r7 of u8, u16 and f32, 1 to 4 channels,
  * alternating rounds) a program took 0.44-0.64 s to its first run with 8
- * against 0.59-0.77 s with 16 (FH up to 5; the same from r7), and ran
- * as fast: 36 cells' ratios 0.73-1.45x, within the rounds' spread,
- * geometric mean 1.06x.  With 4: 0.34-0.47 s, but u8 gray r1 and u16 RGB
- * 0.75-0.85x. */
+ * against 0.59-0.77 s with 16, and ran as fast to r3 (36 cells' ratios
+ * 0.73-1.45x, within the rounds' spread, geometric mean 1.06x) and a
+ * little slower from r7 (median of 15 runs, three rounds: f32 gray r7
+ * 0.92-1.02x, r11 0.98x, u8 gray and RGBA r11-r15 0.96-1.01x).  With 4:
+ * 0.34-0.47 s, but u8 gray r1 and u16 RGB 0.75-0.85x. */
 static int fused_chunks(const oclconv__job *job)
 {
     size_t ring_row = 2 * (size_t)job->filter->height * (size_t)job->vec * oclconv__acc_size(job);
