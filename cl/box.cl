@@ -32,6 +32,20 @@
  * -DWALK_MOST (and -DLINE, which box_check's bound reads, for box_tile)
  * besides common.cl's macros, and the shape file's own.
  */
+/* The CPU shape's program takes the radii as arguments (-DRX=rx -DRY=ry
+ * -DRADIUS_ARGS=1, src/plan.c): its running sums cost the same whatever
+ * they are, so one program serves every box of a type and border.  The
+ * kernels that read them end their parameters with RADII_PARAM, and so do
+ * the helpers, which their callers pass RADII; GPU shapes, whose tiles and
+ * quads are sized by the radii, keep them in the program, and both are
+ * empty there. */
+#if RADIUS_ARGS
+#define RADII_PARAM , int rx, int ry
+#define RADII , rx, ry
+#else
+#define RADII_PARAM
+#define RADII
+#endif
 #if SUM_INT
 #define SUM_NAME uint
 #elif ACC_DOUBLE
@@ -103,14 +117,14 @@ typedef CAT(SUM_NAME, VEC) sumv_t;
 #else
 #define SUM_TERMS ((double)(FW + 1 + 2 * SEGMENT) * (double)(FH + 1))
 #endif
-static inline int sums_exact(__global const uint *check)
+static inline int sums_exact(__global const uint *check RADII_PARAM)
 {
     uint top = check[0];
     return top == 0 || (top < 0x7f800000u &&
                         SUM_TERMS * (double)as_float(top) < ldexp(1.0, 53 + (int)check[1]));
 }
 #define RUN_IF_EXACT(exact)               \
-    if (sums_exact(check) != (exact))     \
+    if (sums_exact(check RADII) != (exact)) \
         return
 #endif
 
@@ -124,7 +138,7 @@ static inline int taps_inside(int i, int r, int n)
  * y: CONSTANT adds the outside taps' share, NORMALIZE rescales by all taps
  * / inside taps. */
 static inline dst_t finish_taps(acc_t r, int x, int y, int width, int height, acc_t weight,
-                         acc_t border_value, acc_t scale, acc_t delta)
+                         acc_t border_value, acc_t scale, acc_t delta RADII_PARAM)
 {
 #if BORDER == BORDER_CONSTANT || BORDER == BORDER_NORMALIZE
     /* Only near the edges: elsewhere the correction adds 0 or scales by 1. */
@@ -143,7 +157,8 @@ static inline dst_t finish_taps(acc_t r, int x, int y, int width, int height, ac
 /* The VEC output values from v0 of row y, from their window sums s: each
  * tap has the same `weight` (row tap * column tap, exact). */
 static inline void finish_values(sumv_t s, int v0, int y, int width, int height, acc_t weight,
-                          acc_t border_value, acc_t scale, acc_t delta, __global dst_t *out)
+                          acc_t border_value, acc_t scale, acc_t delta,
+                          __global dst_t *out RADII_PARAM)
 {
     int rowlen = width * CN;
     accv_t r = SUM_TO_ACC_V(s) * weight;
@@ -159,7 +174,7 @@ static inline void finish_values(sumv_t s, int v0, int y, int width, int height,
         STORE_ACC_V(r, lanes);
         for (int k = 0; k < VEC && v0 + k < rowlen; k++)
             out[k] = finish_taps(lanes[k], (v0 + k) / CN, y, width, height, weight,
-                                 border_value, scale, delta);
+                                 border_value, scale, delta RADII);
         return;
     }
 #endif
@@ -283,7 +298,7 @@ static inline sumv_t row_sums_at(__global const row_t *tmp, int pitch, int v0, i
  * its x times WALK_BAND, striding over the work-items along x (CPUs: one a
  * row). */
 __kernel void box_walk_rows(__global const src_t *src, __global row_t *tmp, int width,
-                            int height, int pitch CHECK_ARG)
+                            int height, int pitch CHECK_ARG RADII_PARAM)
 {
     RUN_IF_EXACT(0);
     int y = get_global_id(1);
@@ -304,7 +319,7 @@ __kernel void box_walk_rows(__global const src_t *src, __global row_t *tmp, int 
 /* A work-item: VEC values from v0 of WALK_BAND output rows from y0. */
 __kernel void box_walk_cols(__global const row_t *tmp, __global dst_t *dst, int width,
                             int height, int pitch, acc_t weight, acc_t border_value,
-                            acc_t scale, acc_t delta CHECK_ARG)
+                            acc_t scale, acc_t delta CHECK_ARG RADII_PARAM)
 {
     RUN_IF_EXACT(0);
     int v0 = get_global_id(0) * VEC, y0 = get_global_id(1) * WALK_BAND, rowlen = width * CN;
@@ -313,7 +328,7 @@ __kernel void box_walk_cols(__global const row_t *tmp, __global dst_t *dst, int 
 #define ROW_SUMS(t) row_sums_at(tmp, pitch, v0, y0 - RY + (t), height)
 #define FINISH(m, s)                                                                     \
     finish_values(s, v0, y0 + (m), width, height, weight, border_value, scale, delta,    \
-                  dst + (size_t)(y0 + (m)) * rowlen + v0)
+                  dst + (size_t)(y0 + (m)) * rowlen + v0 RADII)
     WINDOW_WALK(sumv_t, FH, min(WALK_BAND, height - y0), ROW_SUMS, FINISH);
 }
 #endif

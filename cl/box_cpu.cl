@@ -38,7 +38,7 @@ static inline void add_row(__global sum_t *colsum, __global const src_t *row, in
 
 __kernel void box_fused(__global const src_t *src, __global dst_t *dst, __global sum_t *scratch,
                         int width, int height, int pitch, acc_t weight, acc_t border_value,
-                        acc_t scale, acc_t delta CHECK_ARG)
+                        acc_t scale, acc_t delta CHECK_ARG RADII_PARAM)
 {
     RUN_IF_EXACT(1);
     int y0 = get_global_id(1) * BAND, rowlen = width * CN;
@@ -85,7 +85,7 @@ __kernel void box_fused(__global const src_t *src, __global dst_t *dst, __global
         }
         for (int v0 = 0; v0 < rowlen; v0 += VEC)
             finish_values(LOAD_SUM_V(rowsum + v0), v0, y, width, height, weight, border_value,
-                          scale, delta, dst + (size_t)y * rowlen + v0);
+                          scale, delta, dst + (size_t)y * rowlen + v0 RADII);
     }
 }
 #endif

@@ -133,6 +133,10 @@ typedef CAT(DST_NAME, VEC) dstv_t;
 #define FW (2 * RX + 1)
 #define FH (2 * RY + 1)
 
+/* The weighted kernels' taps (to #endif, and again at edge_window_taps()
+ * and window_2d()): none in a box program whose radii are its arguments
+ * (RADIUS_ARGS, cl/box.cl). */
+#if !RADIUS_ARGS
 /* A row's FW taps for the VEC values from v0, added to `sum` in tap order,
  * from one aligned load of each 4 values of the taps' window, each
  * converted once; a tap at an odd offset is put together from them in
@@ -220,6 +224,7 @@ static inline accv_t window_taps(accv_t sum, __global const src_t *row, int v0, 
     WINDOW_TAPS(sum, win, w);
     return sum;
 }
+#endif
 
 #define BORDER_CLAMP 0
 #define BORDER_ZERO 1
@@ -295,6 +300,7 @@ static inline int border_index(int i, int n)
  * 2-D buffer kernel measured 0.77-0.93x with it and keeps its own test). */
 #define IS_PIXEL(i) (!BORDER_HAS_OUTSIDE || (i) >= 0)
 
+#if !RADIUS_ARGS
 /* window_taps() for a window that passes the row's ends or is not aligned:
  * each value through border_index(), all of them loaded before the taps as
  * there.  For windows of one channel of at most 20 values (NVIDIA, tiles,
@@ -325,6 +331,7 @@ static inline accv_t edge_window_taps(accv_t sum, __global const src_t *row, int
     WINDOW_TAPS(sum, win, w);
     return sum;
 }
+#endif
 
 /* NORMALIZE's rescale, all the weights over those in the image: exactly 1
  * where every tap lies in the image, where the kernels pass wsum itself
@@ -342,11 +349,13 @@ static inline bool all_taps_inside(int i, int r, int n)
     return i >= r && i + r < n;
 }
 
+#if !RADIUS_ARGS
 /* The in-image weights of 2-D output (x, y) as rescale() takes them. */
 static inline acc_t window_2d(acc_t win, acc_t wsum, int x, int y, int width, int height)
 {
     return all_taps_inside(x, RX, width) && all_taps_inside(y, RY, height) ? wsum : win;
 }
+#endif
 
 static inline acc_t normalized(acc_t sum, acc_t win, acc_t wsum)
 {

@@ -159,6 +159,7 @@ typedef struct {
                               work-group) goes down */
     int fused;             /* separable, box: both passes in one kernel (FUSED_*) */
     int sum_int;           /* box: exact integer sums */
+    int radius_args;       /* box bands: the radii are kernel arguments, not in the program */
     int pack16;            /* box tiles: two 8-bit channels' sums to a uint */
     int taps_by_value;     /* the kernel takes its taps as arguments, not a buffer */
     int equal_row, equal_col; /* separable tiles: a pass whose taps are all equal

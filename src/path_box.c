@@ -30,6 +30,16 @@ static oclconv_status pass_args(oclconv_context *ctx, cl_kernel rows, cl_kernel 
     return s;
 }
 
+/* The radii, a CPU box program's kernels' last two arguments from `index`
+ * (cl/box.cl RADII_PARAM); other programs have them built in. */
+static oclconv_status radii_args(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
+                                 cl_uint index)
+{
+    cl_int rx = job->filter->width / 2, ry = job->filter->height / 2;
+    return job->radius_args ? oclconv__args(ctx, k, index, 2, sizeof rx, &rx, sizeof ry, &ry)
+                            : OCLCONV_OK;
+}
+
 /* GPUs: the float walks' blocks in local memory (cl/box_gpu.cl walk_block), of
  * at most OCLCONV_WALK_MOST sums a work-item of a group of
  * OCLCONV_BOX_SEGMENT.  The row walk's: a line of `outs` pixels, 2 or 1
@@ -194,6 +204,8 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
                           &finish[2], a, &finish[3]);
         if (s == OCLCONV_OK && walks)
             s = oclconv__args(ctx, fused, 10, 1, sizeof check, &check);
+        if (s == OCLCONV_OK)
+            s = radii_args(ctx, job, fused, walks ? 11 : 10);
         /* Each work-item is a long sequential walk: one a group, so the
          * few of them spread over every core. */
         if (s == OCLCONV_OK)
@@ -218,6 +230,10 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
     if (s == OCLCONV_OK && walks)
         s = pass_args(ctx, walk_rows, walk_cols, io, tmp, width, height, pitch_arg, a, finish,
                       check);
+    if (s == OCLCONV_OK && walks)
+        s = radii_args(ctx, job, walk_rows, 6);
+    if (s == OCLCONV_OK && walks)
+        s = radii_args(ctx, job, walk_cols, 10);
     if (s == OCLCONV_OK && walks) {
         if (walk.outs) /* a group a line of walk.outs pixels */
             s = oclconv__run_2d_local(ctx, walk_rows,

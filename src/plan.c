@@ -483,6 +483,7 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
     if ((s = oclconv__precision(ctx, job)) != OCLCONV_OK)
         return s;
     job->fused = OCLCONV_FUSED_NO;
+    job->radius_args = 0;
     job->taps_by_value = 0;
     job->pack16 = 0;
     job->equal_row = job->equal_col = 0;
@@ -492,6 +493,7 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
          * private buffer grows with the column radius, so only up to 32. */
         if (job->method == OCLCONV_METHOD_BOX || job->filter->height <= 65)
             job->fused = OCLCONV_FUSED_BANDS;
+        job->radius_args = job->method == OCLCONV_METHOD_BOX;
         /* Taller bands recompute fewer halo rows: 1.1-1.2x at r7 and r15
          * on PoCL, nothing below. */
         if (job->method == OCLCONV_METHOD_SEPARABLE && job->filter->height > 9)
@@ -563,18 +565,23 @@ static int one_fold(const oclconv__job *job)
 /* The build options every kernel shares.  -w: a device compiler's warnings
  * (PoCL's on vectors wider than the CPU's registers, on loops it does not
  * unroll) would go to the application's standard error; a failed build's
- * log still comes back in the error message. */
+ * log still comes back in the error message.  The radii are the kernels'
+ * arguments rx and ry where job->radius_args (cl/box.cl's RADII). */
 void oclconv__common_options(oclconv_context *ctx, const oclconv__job *job, char *buf, size_t size)
 {
     size_t weight_bytes = (size_t)job->filter->width * (size_t)job->filter->height *
                           (job->acc_double ? sizeof(double) : sizeof(float));
+    char radii[64] = "-DRX=rx -DRY=ry -DRADIUS_ARGS=1";
+    if (!job->radius_args)
+        snprintf(radii, sizeof radii, "-DRX=%d -DRY=%d", job->filter->width / 2,
+                 job->filter->height / 2);
     snprintf(buf, size,
-             "-DSRC_TYPE=%d -DDST_TYPE=%d -DCN=%d -DBORDER=%d -DRX=%d -DRY=%d -DACC_DOUBLE=%d "
+             "-DSRC_TYPE=%d -DDST_TYPE=%d -DCN=%d -DBORDER=%d %s -DACC_DOUBLE=%d "
              "-DWEIGHTS_GLOBAL=%d -DVEC=%d -DROW_WINDOW=%d -DSAT_CONVERT=%d -DTAPS_BY_VALUE=%d "
              "-DONE_FOLD=%d -w",
              type_id(job->src->type), type_id(job->dst->type), job->src->channels,
-             (int)job->opt.border, job->filter->width / 2, job->filter->height / 2,
-             job->acc_double, weight_bytes > ctx->facts.max_constant, job->vec,
+             (int)job->opt.border, radii, job->acc_double,
+             weight_bytes > ctx->facts.max_constant, job->vec,
              job->cpu_shapes ? 0 : OCLCONV_ROW_WINDOW, sat_convert(job), job->taps_by_value,
              one_fold(job));
 }
