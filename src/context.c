@@ -46,6 +46,13 @@ static void gather_facts(oclconv_context *ctx)
     f->unified_memory = unified == CL_TRUE;
     f->image_support = images == CL_TRUE;
     f->fp64 = strstr(ext, "cl_khr_fp64") != NULL && fp64_width > 0;
+    cl_platform_id platform = NULL;
+    char platform_name[128] = "";
+    clGetDeviceInfo(ctx->device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL);
+    if (platform)
+        clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof platform_name - 1, platform_name,
+                          NULL);
+    f->own_builtins = strcmp(platform_name, "Portable Computing Language") == 0;
     if (!f->max_work_group)
         f->max_work_group = 1;
 }

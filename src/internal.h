@@ -45,6 +45,7 @@ typedef struct {
     size_t image2d_max_width, image2d_max_height;
     cl_uint compute_units;
     int unified_memory; /* the device works on host memory directly */
+    int own_builtins;   /* PoCL's compiler: programs declare their built-ins (program.c) */
 } oclconv__device_facts;
 
 typedef struct oclconv__program_cache oclconv__program_cache;

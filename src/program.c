@@ -113,17 +113,24 @@ static oclconv_status load_source(oclconv_context *ctx, const char *name, const 
     return OCLCONV_OK;
 }
 
-/* The files of a program: common.cl, then each one `source` names, apart
- * by spaces (a family's shared file before one shape's: "box box_gpu"). */
-#define MAX_FILES 4
+/* The files of a program: builtins.cl where the compiler is PoCL's, then
+ * common.cl, then each one `source` names, apart by spaces (a family's
+ * shared file before one shape's: "box box_gpu"). */
+#define MAX_FILES 5
 
 static oclconv_status build(oclconv_context *ctx, const char *source, const char *options,
                             cl_program *out)
 {
     const char *texts[MAX_FILES];
-    int owned[MAX_FILES] = {0}, count = 1;
+    int owned[MAX_FILES] = {0}, count = 0;
     char files[256] = "";
-    oclconv_status s = load_source(ctx, "common", &texts[0], &owned[0]);
+    oclconv_status s = OCLCONV_OK;
+    if (ctx->facts.own_builtins)
+        s = load_source(ctx, "builtins", &texts[count], &owned[count]);
+    count += s == OCLCONV_OK && ctx->facts.own_builtins;
+    if (s == OCLCONV_OK)
+        s = load_source(ctx, "common", &texts[count], &owned[count]);
+    count += s == OCLCONV_OK;
     for (const char *p = source; s == OCLCONV_OK && *p; p += strspn(p, " ")) {
         char name[64];
         size_t n = strcspn(p, " "), used = strlen(files);
@@ -225,15 +232,18 @@ static oclconv_status find_program(oclconv_context *ctx, const char *source, con
 oclconv_status oclconv__get_kernel(oclconv_context *ctx, const char *source, const char *kernel,
                                    const char *options, cl_kernel *out)
 {
-    /* OCLCONV_BUILD_OPTIONS goes after the library's own options. */
+    /* On PoCL, _OPENCL_H_ keeps clang's declarations of every built-in out
+     * (cl/builtins.cl declares those the kernels call).  OCLCONV_BUILD_OPTIONS
+     * goes after the library's own options. */
     const char *extra = getenv("OCLCONV_BUILD_OPTIONS");
+    const char *guard = ctx->facts.own_builtins ? " -D_OPENCL_H_" : "";
     char all[2048];
-    if (extra && *extra) {
-        if ((size_t)snprintf(all, sizeof all, "%s %s", options, extra) >= sizeof all)
-            return oclconv__fail(ctx, OCLCONV_E_BUILD, "OCLCONV_BUILD_OPTIONS is longer "
-                                 "than %zu bytes", sizeof all - strlen(options) - 2);
-        options = all;
-    }
+    size_t mine = strlen(options) + strlen(guard);
+    if ((size_t)snprintf(all, sizeof all, "%s%s%s%s", options, guard, extra && *extra ? " " : "",
+                         extra ? extra : "") >= sizeof all)
+        return oclconv__fail(ctx, OCLCONV_E_BUILD, "OCLCONV_BUILD_OPTIONS is longer than %zu "
+                             "bytes", sizeof all - mine - 2);
+    options = all;
     cache_entry *e = NULL;
     oclconv_status s = find_program(ctx, source, options, &e);
     if (s != OCLCONV_OK)

@@ -329,29 +329,10 @@ static void build_failure(void)
 {
     char dir[512], path[600];
     ASSERT(test_scratch_dir("broken-cl", dir, sizeof dir) == 0);
-    snprintf(path, sizeof path, "%s/common.cl", dir);
-    FILE *in = fopen("cl/common.cl", "rb"), *out = fopen(path, "wb");
-    ASSERT(in && out);
-    if (!in || !out) {
-        if (in)
-            fclose(in);
-        if (out)
-            fclose(out);
+    if (test_broken_sources(dir) != 0) {
+        TEST_FAIL_("cannot write the sources into %s", dir);
         return;
     }
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-        fwrite(buf, 1, n, out);
-    fclose(in);
-    fclose(out);
-    snprintf(path, sizeof path, "%s/buffer.cl", dir);
-    out = fopen(path, "wb");
-    ASSERT(out);
-    if (!out)
-        return;
-    fputs("__kernel void convolve_buffer(__global int *p) { p[0] = undefined_name; }\n", out);
-    fclose(out);
 
     oclconv_context *ctx = test_context();
     uint64_t rng = 3;

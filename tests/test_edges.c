@@ -425,6 +425,7 @@ static void kernel_dir_not_files(const char *self)
         char name[64];
         snprintf(name, sizeof name, "kernel-dir-%s", kinds[k]);
         ASSERT(test_scratch_dir(name, dir, sizeof dir) == 0);
+        ASSERT(test_copy_kernel_source(dir, "builtins") == 0);
         snprintf(path, sizeof path, "%s/common.cl", dir);
         unlink(path);
         rmdir(path);
@@ -488,29 +489,6 @@ static void build_options_env(void)
 
 /* ====== What reaches standard error ==================================== */
 
-/* Copies cl/common.cl and a buffer.cl that does not compile into `dir`. */
-static int broken_sources(const char *dir)
-{
-    char path[600];
-    snprintf(path, sizeof path, "%s/common.cl", dir);
-    FILE *in = fopen("cl/common.cl", "rb"), *out = fopen(path, "wb");
-    char buf[4096];
-    size_t n;
-    while (in && out && (n = fread(buf, 1, sizeof buf, in)) > 0)
-        fwrite(buf, 1, n, out);
-    int ok = in && out;
-    if (in)
-        fclose(in);
-    if (out && fclose(out) != 0)
-        ok = 0;
-    snprintf(path, sizeof path, "%s/buffer.cl", dir);
-    out = ok ? fopen(path, "wb") : NULL;
-    if (!out)
-        return -1;
-    fputs("__kernel void convolve_buffer(__global int *p) { p[0] = undefined_name; }\n", out);
-    return fclose(out) == 0 ? 0 : -1;
-}
-
 /* With the process's standard error caught in a file: the library's own
  * builds write nothing there; a failed build's diagnostics come back in
  * the message, and all that reaches standard error is the compiler's
@@ -537,7 +515,7 @@ static int build_stderr_child(const char *dir)
         ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst, f, &opt));
     }
     off_t quiet = lseek(fd, 0, SEEK_END);
-    ASSERT(broken_sources(dir) == 0);
+    ASSERT(test_broken_sources(dir) == 0);
     setenv("OCLCONV_KERNEL_DIR", dir, 1);
     opt.method = OCLCONV_METHOD_BUFFER;
     oclconv_context *fresh = test_context(); /* builds nothing from the cache */

@@ -157,6 +157,36 @@ int test_scratch_dir(const char *name, char *path, size_t size)
     return 0;
 }
 
+int test_copy_kernel_source(const char *dir, const char *name)
+{
+    char from[256], to[600], buf[4096];
+    snprintf(from, sizeof from, "cl/%s.cl", name);
+    snprintf(to, sizeof to, "%s/%s.cl", dir, name);
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    int ok = in && out;
+    size_t n;
+    while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        ok = fwrite(buf, 1, n, out) == n;
+    if (in)
+        fclose(in);
+    if (out && fclose(out) != 0)
+        ok = 0;
+    return ok ? 0 : -1;
+}
+
+int test_broken_sources(const char *dir)
+{
+    char path[600];
+    if (test_copy_kernel_source(dir, "builtins") != 0 || test_copy_kernel_source(dir, "common") != 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/buffer.cl", dir);
+    FILE *out = fopen(path, "wb");
+    if (!out)
+        return -1;
+    fputs("__kernel void convolve_buffer(__global int *p) { p[0] = undefined_name; }\n", out);
+    return fclose(out) == 0 ? 0 : -1;
+}
+
 const char *type_name(oclconv_type t)
 {
     return t == OCLCONV_U8 ? "u8" : t == OCLCONV_U16 ? "u16" : "f32";

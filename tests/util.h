@@ -48,6 +48,13 @@ const char *test_build_dir(void);
  * folder cannot be made. */
 int test_scratch_dir(const char *name, char *path, size_t size);
 
+/* Copies cl/NAME.cl (the tests run from the project's root) into dir;
+ * returns 0 or -1. */
+int test_copy_kernel_source(const char *dir, const char *name);
+/* Fills dir, for OCLCONV_KERNEL_DIR, with builtins.cl and common.cl and a
+ * buffer.cl that does not compile (it names undefined_name); 0 or -1. */
+int test_broken_sources(const char *dir);
+
 const char *type_name(oclconv_type t);
 /* The default options with a border and its value. */
 oclconv_options border_options(oclconv_border border, float value);
