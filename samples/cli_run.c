@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_read_ahead.h"
 #include "output_file.h"
 #include "png_io.h"
 
@@ -237,34 +238,18 @@ static const char *layout_name(int channels)
     return names[channels >= 1 && channels <= 4 ? channels : 0];
 }
 
-/* Filters one file.  @return 0, -1 when the file failed, -2 when nothing more
- * can run (no device). */
-static int process_file(run_state *r, const char *in, const char *out)
+/* Filters one file, read into *res.  @return 0, -1 when the file failed, -2
+ * when nothing more can run (no device). */
+static int process_file(run_state *r, const char *in, const char *out, read_result *res)
 {
-    png_io_picture pic;
-    struct stat in_st, out_st;
+    png_io_picture pic = res->pic;
     char why[600];
     double t0 = seconds_now(), t1, t2;
     size_t built;
-    const int from_stdin = strcmp(in, "-") == 0;
-    FILE *fp = from_stdin ? stdin : fopen(in, "rb");
+    int rc;
 
-    if (!fp)
-        return file_error(r, in, "%s", strerror(errno));
-    if (from_stdin && isatty(STDIN_FILENO))
-        return file_error(r, in, "standard input is a terminal: redirect it or name a file");
-    if (fstat(fileno(fp), &in_st) == 0 &&
-        (strcmp(out, "-") == 0 ? fstat(STDOUT_FILENO, &out_st) : stat(out, &out_st)) == 0 &&
-        in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
-        if (!from_stdin)
-            fclose(fp);
-        return file_error(r, in, "input and output are the same file (%s)", out);
-    }
-    int rc = png_io_read(fp, &pic, why, sizeof why);
-    if (!from_stdin)
-        fclose(fp);
-    if (rc)
-        return file_error(r, in, "%s", why);
+    if (res->status)
+        return file_error(r, in, "%s", res->why);
     if (pic.warning[0]) {
         clear_bar(r);
         fprintf(stderr, "%s: %s: warning: %s\n", cli_program, in, pic.warning);
@@ -423,7 +408,8 @@ int cli_run(const cli_options *o)
 {
     run_state r;
     char **outs = NULL;
-    int *dup = NULL, n = 0, rc = EXIT_FILE_FAILED;
+    int *dup = NULL, *skip = NULL, n = 0, rc = EXIT_FILE_FAILED;
+    read_ahead *ahead = NULL;
     const char *dir = NULL;
 
     memset(&r, 0, sizeof r);
@@ -453,16 +439,32 @@ int cli_run(const cli_options *o)
     r.batch = o->out_dir != NULL;
     r.bar = r.batch && !o->verbose && isatty(STDERR_FILENO);
     r.total = n;
+    skip = calloc((size_t)n, sizeof *skip);
+    if (!skip) {
+        fprintf(stderr, "%s: out of memory\n", cli_program);
+        goto out;
+    }
+    for (int i = 0; i < n; i++)
+        skip[i] = (dir && strcmp(o->operands[i], "-") == 0) || (dup && dup[i] >= 0);
+    ahead = n > 1 ? read_ahead_start(o->operands, outs, skip, n) : NULL;
     for (int i = 0; i < n; i++) {
         int res;
         draw_bar(&r, output_base_name(o->operands[i]));
-        if (dir && strcmp(o->operands[i], "-") == 0)
+        if (dir && strcmp(o->operands[i], "-") == 0) {
             res = file_error(&r, "-", "standard input has no file name to write under %s", dir);
-        else if (dup && dup[i] >= 0)
+        } else if (dup && dup[i] >= 0) {
             res = file_error(&r, o->operands[i], "skipped: its output %s would replace that of %s",
                              outs[i], o->operands[dup[i]]);
-        else
-            res = process_file(&r, o->operands[i], outs[i]);
+        } else {
+            read_result in;
+            if (ahead)
+                read_ahead_take(ahead, i, &in);
+            else
+                read_input(o->operands[i], outs[i], &in);
+            res = process_file(&r, o->operands[i], outs[i], &in);
+        }
+        if (ahead)
+            read_ahead_written(ahead, i);
         r.done++;
         if (res < 0)
             r.failed++;
@@ -479,6 +481,8 @@ int cli_run(const cli_options *o)
         fprintf(stderr, "%s: %d of %d files failed\n", cli_program, r.failed, n);
     rc = r.failed ? EXIT_FILE_FAILED : 0;
 out:
+    read_ahead_stop(ahead);
+    free(skip);
     for (int i = 0; outs && i < n; i++)
         free(outs[i]);
     free(outs);

@@ -1,7 +1,7 @@
 /*
  * One run of the command: the filter made once, the device opened at the
- * first file, then each input read, filtered and written in turn; a failing
- * file does not stop the others.
+ * first file, then each input filtered and written in turn while the next
+ * one is read (cli_read_ahead.h); a failing file does not stop the others.
  */
 #ifndef OCLCONV_CLI_RUN_H
 #define OCLCONV_CLI_RUN_H

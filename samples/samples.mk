@@ -3,9 +3,9 @@
 # LDLIBS_CL, TESTS, BINDIR, MANDIR and DESTDIR.
 
 SAMPLES_CFLAGS = $(ALL_CFLAGS) -Iinclude -Isamples
-CLI_SRC := samples/oclconv.c samples/cli_options.c samples/cli_run.c samples/output_file.c \
-    samples/png_io.c samples/kernel_text.c
-CLI_HDR := samples/cli_options.h samples/cli_run.h samples/output_file.h samples/png_io.h \
+CLI_SRC := samples/oclconv.c samples/cli_options.c samples/cli_run.c samples/cli_read_ahead.c \
+    samples/output_file.c samples/png_io.c samples/kernel_text.c
+CLI_HDR := samples/cli_options.h samples/cli_run.h samples/cli_read_ahead.h samples/output_file.h samples/png_io.h \
     samples/kernel_text.h include/oclconv.h
 LDLIBS_PNG := -lpng
 

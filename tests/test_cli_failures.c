@@ -328,6 +328,23 @@ static void test_batch_with_failure(void)
     ASSERT_CONTAINS(cli_err, "2 of 4 files failed");
 }
 
+/* No device: the batch stops at its first file, as one file at a time
+ * would, while its next input, a FIFO no one writes, holds up the thread
+ * that reads ahead. */
+static void test_no_device_blocked_input(void)
+{
+    const char *fifo = at("no-writer.png");
+    unlink(fifo);
+    ASSERT(mkfifo(fifo, 0644) == 0);
+    alarm(120); /* a hang fails the test */
+    int rc = cli("-d", "no-such-device", "-o", at("out-nodev"), input("gray8"), fifo, (char *)NULL);
+    alarm(0);
+    ASSERT_EQ(rc, 1);
+    ASSERT_CONTAINS(cli_err, "no usable OpenCL device");
+    ASSERT_CONTAINS(cli_err, "2 of 2 files failed");
+    unlink(fifo);
+}
+
 static void test_usage_errors(void)
 {
     static const char *const bad[][3] = {
@@ -387,6 +404,7 @@ int main(void)
     test_colour_profiles();
     test_bad_outputs();
     test_batch_with_failure();
+    test_no_device_blocked_input();
     test_usage_errors();
     cli_pictures_free();
     if (!test_failures)

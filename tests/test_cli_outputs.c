@@ -1,8 +1,8 @@
 /*
  * The oclconv command end to end, where its outputs go: outputs that are
  * not regular files (devices, FIFOs, standard output, sockets), symbolic
- * and hard links, the permissions and owner of a replaced file, long file
- * names, and signals during a batch.
+ * and hard links, an input that is an earlier one's output, the permissions
+ * and owner of a replaced file, long file names, and signals during a batch.
  */
 #define _XOPEN_SOURCE 700 /* mknod, S_IFCHR */
 
@@ -185,6 +185,23 @@ static void test_symlinks(const unsigned char *want, size_t want_len)
     ASSERT_EQ(hidden, 0);
 }
 
+/* A batch reads its next input while it filters one; an input that is a
+ * link to an earlier input's output is still read after that output is
+ * written, as one file at a time would: the old file there is no PNG. */
+static void test_input_after_output(void)
+{
+    make_dir(at("chain"));
+    make_dir(at("chain/out"));
+    write_all(at("chain/out/gray8.png"), "old", 3);
+    ASSERT(symlink("out/gray8.png", at("chain/again.png")) == 0);
+    ASSERT_EQ(cli("-o", at("chain/out"), input("gray8"), at("chain/again.png"), (char *)NULL), 0);
+    ASSERT_EQ(cli(at("chain/out/gray8.png"), at("chain/twice.png"), (char *)NULL), 0);
+    size_t len;
+    unsigned char *twice = read_all(at("chain/twice.png"), &len);
+    ASSERT(same_bytes(at("chain/out/again.png"), twice, len));
+    free(twice);
+}
+
 /* A replaced file keeps its permissions, and its owner where the process
  * may give it; other hard links keep the old contents. */
 static void test_permissions(const unsigned char *want, size_t want_len)
@@ -349,6 +366,7 @@ int main(void)
     test_socket();
     test_standard_streams(want, len);
     test_symlinks(want, len);
+    test_input_after_output();
     test_permissions(want, len);
     test_long_names();
     test_signals();
