@@ -300,7 +300,11 @@ typedef struct oclconv_filter oclconv_filter;
  *  `weights` holds height rows of width values; it is copied.  Width and
  *  height must be odd and positive, at most 4095 each and 2^22 taps in all;
  *  weights must be finite.  A filter of rank one is
- *  detected and may run as a separable filter.
+ *  detected and may run as a separable filter, through factors that
+ *  rebuild its weights exactly where its largest tap or its largest
+ *  power-of-two tap gives them; for 8- and 16-bit outputs a filter whose
+ *  weights are all multiples of 2^-16 runs separably only then (its
+ *  results fall on exact halves, which inexact factors would round off).
  *  @return OCLCONV_OK and *out set, or OCLCONV_E_INVALID_ARG / _E_NOMEM with
  *          *out NULL and the reason in oclconv_errmsg(NULL). */
 OCLCONV_API oclconv_status oclconv_filter_create(int width, int height, const float *weights,

@@ -27,6 +27,9 @@ struct oclconv_filter {
     double abs_sum;          /* sum of their magnitudes */
     double min_magnitude;    /* the smallest non-zero |weight|, 0 if none */
     int has_negative;
+    int few_bits;            /* every weight a multiple of 2^-16: integer results on
+                              * exact halves are common, and must round as the
+                              * reference does */
 };
 
 /* What the device reported once, at context creation; the planner decides

@@ -69,6 +69,14 @@ static oclconv_status separable_ok(oclconv_context *ctx, const oclconv__job *job
         return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
                              "this filter is separable only to float accuracy, too coarse for "
                              "%s output of this range", job->dst->type == OCLCONV_U16 ? "u16" : "u8");
+    /* Weights of few bits put integer results on exact halves, which
+     * factors that miss them move off (filter.c finds exact ones where its
+     * pivots give them). */
+    if (f->separable_error != 0 && f->few_bits && job->dst->type != OCLCONV_F32)
+        return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                             "this filter's weights put %s results on exact halves, and its "
+                             "factors miss them by %.3g: they would round off the halves",
+                             job->dst->type == OCLCONV_U16 ? "u16" : "u8", f->separable_error);
     return OCLCONV_OK;
 }
 

@@ -368,7 +368,74 @@ static const case_set sets[] = {
     {1, OCLCONV_METHOD_BUFFER, 10, "buffer"},      {1, OCLCONV_METHOD_BOX, 11, "box"},
 };
 
+/* Filters of few-bit weights put 8-bit results on exact halves, which every
+ * path and AUTO round half to even as the reference does, at every pixel
+ * and in both kernel shapes: bilinear (exact factors only through its
+ * 0.25), [1 2 1] squared, and one of rank one without exact factors, which
+ * the separable path refuses and AUTO runs directly.  NORMALIZE's rescale
+ * is not of few bits, and is left to the sweeps. */
+static void exact_halves(void)
+{
+    static const float kernels[3][9] = {
+        {0, 0, 0, 0, 0.25f, 0.75f, 0, 0, 0},
+        {0.0625f, 0.125f, 0.0625f, 0.125f, 0.25f, 0.125f, 0.0625f, 0.125f, 0.0625f},
+        {9 / 64.f, 15 / 64.f, 0, 15 / 64.f, 25 / 64.f, 0, 0, 0, 0}};
+    static const oclconv_method methods[] = {OCLCONV_METHOD_AUTO, OCLCONV_METHOD_BUFFER,
+                                             OCLCONV_METHOD_IMAGE, OCLCONV_METHOD_TILED,
+                                             OCLCONV_METHOD_SEPARABLE};
+    oclconv_context *ctx = test_context();
+    uint64_t rng = 12;
+    for (int other = 0; other < 2; other++) {
+        const char *shape_name = use_shapes(ctx, other);
+        for (int k = 0; k < 3; k++) {
+            oclconv_filter *f;
+            ASSERT_OK(NULL, oclconv_filter_create(3, 3, kernels[k], &f));
+            for (int b = OCLCONV_BORDER_CLAMP; b < OCLCONV_BORDER_NORMALIZE; b++) {
+                int cn = 1 + (k + b) % 4;
+                oclconv_image src = image_random(&rng, 61, 37, cn, OCLCONV_U8, 0);
+                oclconv_image dst = image_like(&src, OCLCONV_U8, 0);
+                oclconv_options opt = border_options((oclconv_border)b, 7);
+                ref_result ref = ref_of_filter(&src, f, &opt);
+                for (size_t m = 0; m < sizeof methods / sizeof *methods; m++) {
+                    opt.method = methods[m];
+                    oclconv_status s = oclconv_apply(ctx, &src, &dst, f, &opt);
+                    if (k == 2 && opt.method == OCLCONV_METHOD_SEPARABLE) {
+                        ASSERT_EQ(s, OCLCONV_E_UNSUPPORTED);
+                        continue;
+                    }
+                    if (k == 2 && opt.method == OCLCONV_METHOD_AUTO)
+                        ASSERT(oclconv_last_method(ctx) != OCLCONV_METHOD_SEPARABLE);
+                    if (s != OCLCONV_OK) {
+                        TEST_FAIL_("filter %d %s by %s (%s): %s", k, border_name(opt.border),
+                                   oclconv_method_name(opt.method), shape_name, oclconv_errmsg(ctx));
+                        continue;
+                    }
+                    long off = 0, ties = 0;
+                    const unsigned char *got = dst.data;
+                    for (size_t i = 0; i < (size_t)src.width * src.height * cn; i++) {
+                        double v = ref.value[i], want = fmin(fmax(rint(v), 0), 255);
+                        ties += v - floor(v) == 0.5;
+                        off += got[i] != want;
+                    }
+                    if (off || !ties)
+                        TEST_FAIL_("filter %d %s by %s (%s): %ld of %ld values off the "
+                                   "reference's rounding (%ld exact halves)", k,
+                                   border_name(opt.border), oclconv_method_name(opt.method),
+                                   shape_name, off, (long)src.width * src.height * cn, ties);
+                }
+                ref_result_free(&ref);
+                image_free(&src);
+                image_free(&dst);
+            }
+            oclconv_filter_destroy(f);
+        }
+    }
+    oclconv_destroy(ctx);
+}
+
 int main(void)
 {
-    return run_case_sets(sets, sizeof sets / sizeof *sets, path_body);
+    int failed = run_case_sets(sets, sizeof sets / sizeof *sets, path_body);
+    exact_halves();
+    return failed ? failed : test_exit();
 }
