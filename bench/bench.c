@@ -83,6 +83,39 @@ static void add_ratio(ratio_stats *rs, double q, int estimated, const char *fmt_
     }
 }
 
+/* The fastest path's time in the row over that of the path AUTO took, as
+ * timed in its own column (the AUTO column, timed first, differs from it
+ * by the machine's noise alone): 1 where AUTO took the fastest path.  End
+ * to end and in kernel time. */
+static void auto_vs_best(const row *rw, ratio_stats *fmt, ratio_stats *all, const char *fmt_name,
+                         const char *label)
+{
+    for (int k = 0; k < 2; k++) {
+        double took = 0, best = INFINITY;
+        for (int p = 0; p < path_count; p++) {
+            double t = k ? rw->path[p].kern : rw->path[p].e2e;
+            if (rw->path[p].state != CELL_OK || !(t > 0))
+                continue;
+            best = t < best ? t : best;
+            if (path_list[p] == rw->autoc.took)
+                took = t;
+        }
+        if (rw->autoc.state == CELL_OK && took > 0) {
+            add_ratio(&fmt[k], best / took, 0, fmt_name, label);
+            add_ratio(&all[k], best / took, 0, fmt_name, label);
+        }
+    }
+}
+
+static void print_vs_best(const char *what, const ratio_stats *rs)
+{
+    for (int k = 0; k < 2; k++)
+        if (rs[k].count > 0)
+            printf("%s: fastest path/AUTO's path, %s: geometric mean %.2fx over %d cases, minimum %.2fx "
+                   "(%s)\n", what, k ? "kernels" : "end to end", exp(rs[k].log_sum / rs[k].count),
+                   rs[k].count, rs[k].min_ratio, rs[k].min_where);
+}
+
 /* What the summary compares, per format: the box path's and AUTO's times
  * for box r1 and r31, and AUTO's for the smallest and largest Gaussian. */
 typedef struct {
@@ -98,6 +131,7 @@ typedef struct {
     int ncases;
     double flops; /* fp32 flop/s; 0 when unknown */
     ratio_stats total;
+    ratio_stats vs_best[2]; /* AUTO against the fastest path: end to end, kernels */
 } bench;
 
 /* The bench's float images are multiples of 2^-24, so the box path's
@@ -168,6 +202,7 @@ static int run_format(bench *b, const format *fm, format_summary *sum)
     fflush(stdout);
 
     ratio_stats fstats = {0, 0, 0, INFINITY, ""};
+    ratio_stats fbest[2] = {{0, 0, 0, INFINITY, ""}, {0, 0, 0, INFINITY, ""}};
     int slow_seen[MAX_PATHS][KIND_COUNT] = {{0}};
     clear_notes();
     for (int ci = 0; ci < b->ncases; ci++) {
@@ -230,6 +265,7 @@ static int run_format(bench *b, const format *fm, format_summary *sum)
             add_ratio(&fstats, q, est, fm->name, cd->label);
             add_ratio(&b->total, q, est, fm->name, cd->label);
         }
+        auto_vs_best(&rw, fbest, b->vs_best, fm->name, cd->label);
         if (cd->c.k == BOX && (cd->c.r == 1 || cd->c.r == 31)) {
             cell *sums = cd->c.r == 1 ? &sum->sums_lo : &sum->sums_hi;
             for (int p = 0; p < path_count; p++)
@@ -248,6 +284,7 @@ static int run_format(bench *b, const format *fm, format_summary *sum)
                fm->name, exp(fstats.log_sum / fstats.count), fstats.count,
                fstats.estimated ? " (~: some estimated)" : "", fstats.min_ratio,
                fstats.min_where);
+    print_vs_best(fm->name, fbest);
     if (fm->type == OCLCONV_F32)
         inexact_boxes(b, &im, mp);
     print_notes();
@@ -292,6 +329,8 @@ static int run_size(bench *b, const settings *S, int quick)
     b->S = S;
     memset(&b->total, 0, sizeof b->total);
     b->total.min_ratio = INFINITY;
+    memset(b->vs_best, 0, sizeof b->vs_best);
+    b->vs_best[0].min_ratio = b->vs_best[1].min_ratio = INFINITY;
     printf("\nimages:   %dx%d, CLAMP border (OpenCV BORDER_REPLICATE); Gaussian sigma = r/3\n",
            S->width, S->height);
     if (quick)
@@ -314,6 +353,7 @@ static int run_size(bench *b, const settings *S, int quick)
                b->total.min_where);
     else
         printf("auto/OpenCV: n/a (OpenCV not built in)\n");
+    print_vs_best("all formats (target: 0.9x or more in every cell)", b->vs_best);
     for (int fi = 0; fi < FORMAT_COUNT; fi++) {
         printf("%s, time ratios:\n", formats[fi].name);
         print_ratio_pair("box path (running sums), box r31 / box r1 (target: about 1)",

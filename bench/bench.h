@@ -73,6 +73,7 @@ typedef struct {
     double kern;         /* device seconds of the kernels; 0 when unknown */
     int compiled;        /* the call built at least one program */
     oclconv_method took; /* the path that ran */
+    int measured;        /* AUTO took it from a calibration's measurement */
 } run_info;
 
 #define RUN_PEER_FAILED (-100)
@@ -106,6 +107,7 @@ typedef struct {
     double e2e, kern; /* seconds for one full-size image: the fastest run, or the estimate */
     int runs;
     oclconv_method took;
+    int measured;
     double diff;      /* largest difference from the reference; < 0 when not compared */
     int mismatch;
 } cell;

@@ -174,6 +174,7 @@ int run_oclconv(runner *r, const oclconv_image *src, oclconv_image *dst, run_inf
     info->kern = oclconv_last_kernel_seconds(r->ctx);
     info->compiled = oclconv_programs_built(r->ctx) != built;
     info->took = oclconv_last_method(r->ctx);
+    info->measured = oclconv_last_choice(r->ctx) == OCLCONV_CHOICE_MEASURED;
     return 0;
 }
 
@@ -191,6 +192,7 @@ int run_opencv(runner *r, const oclconv_image *src, oclconv_image *dst, run_info
     info->kern = 0;
     info->compiled = 0;
     info->took = OCLCONV_METHOD_AUTO;
+    info->measured = 0;
     if (e != 0) {
         snprintf(r->err, sizeof r->err, "OpenCV: %s", ocvpeer_errmsg());
         return RUN_PEER_FAILED;
@@ -305,7 +307,10 @@ void measure(runner *r, image_set *im, const settings *S, int estimate, cell *c)
     }
     int late = now() > deadline;
     memset(im->dst.data, 0, image_bytes(&im->dst)); /* a path that writes nothing shows */
-    if (predicted <= S->warmup_limit && !late) {
+    /* AUTO always has its warm-up: its first call at a size may calibrate
+     * (src/calibrate.c), timing paths it has built already. */
+    int auto_cell = r->run == run_oclconv && r->method == OCLCONV_METHOD_AUTO;
+    if ((predicted <= S->warmup_limit || auto_cell) && !late) {
         st = r->run(r, &im->src, &im->dst, &info);
         if (st != 0) {
             fail_cell(c, st);
@@ -329,6 +334,7 @@ void measure(runner *r, image_set *im, const settings *S, int estimate, cell *c)
         kern[n] = info.kern;
         n++;
         c->took = info.took;
+        c->measured = info.measured;
         if (late || t > S->slow_limit || now() - start + t > S->cell_budget)
             break;
     }

@@ -128,7 +128,11 @@ void print_row(const case_data *cd, const row *rw, double mp)
     put(&l1, 8, e);
     put(&l2, 8, k);
     put(&l1, 2, "");
-    put_left(&l1, 10, has_time(&rw->autoc) ? oclconv_method_name(rw->autoc.took) : "");
+    char took[16] = "";
+    if (has_time(&rw->autoc))
+        snprintf(took, sizeof took, "%s%s", oclconv_method_name(rw->autoc.took),
+                 rw->autoc.measured ? "*" : "");
+    put_left(&l1, 10, took);
     put(&l2, 12, "");
     /* The roofline and how close AUTO's kernels come to it. */
     char roof[16] = "n/a", pct[16] = "";
@@ -185,7 +189,9 @@ void print_legend(const settings *S)
            "taps have\n"
            "            8 fractional bits; f32: 1e-3); err: the call failed.  Both come with a "
            "note\n");
-    printf("  auto path the path AUTO took (oclconv_last_method)\n"
+    printf("  auto path the path AUTO took (oclconv_last_method); * where a calibration "
+           "measured it\n"
+           "            (oclconv_last_choice; OCLCONV_CALIBRATE=off: the rules alone)\n"
            "  roofline  the lower of the device's copy rate for these bytes and its fp32 rate "
            "over the\n"
            "            filter's fewest multiply-adds a pixel (2-D: C(2r+1)^2, separable: "

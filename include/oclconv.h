@@ -267,6 +267,41 @@ OCLCONV_API int oclconv_device_count(const oclconv_context *ctx);
  *          oclconv_apply(); OCLCONV_METHOD_AUTO before the first. */
 OCLCONV_API oclconv_method oclconv_last_method(const oclconv_context *ctx);
 
+/* AUTO's calibration: the first time a class of jobs comes (types,
+ * channels, filter kind, radius band, size band, border group), AUTO times
+ * the paths that can run it on a small image, keeps the rules' path unless
+ * another takes at most 92 % of its time, and stores the choice in a file a
+ * device (platform, device, driver, library version and kernels) in
+ * OCLCONV_CALIBRATION_DIR, else $XDG_CACHE_HOME/oclconv, else
+ * ~/.cache/oclconv, for later processes.  A corrupt, truncated or foreign
+ * file is ignored and rewritten, whole (through a renamed temporary); an
+ * unwritable folder keeps choices in the context.  Modes: ON (default), OFF
+ * (rules alone), STORED (stored choices, never a measurement: no call
+ * waits), FRESH (measure each class again once); OCLCONV_CALIBRATE (on,
+ * off, stored, fresh) sets the default.  Every path gives the same answer. */
+typedef enum {
+    OCLCONV_CALIBRATE_DEFAULT, /* OCLCONV_CALIBRATE's value, else ON */
+    OCLCONV_CALIBRATE_ON,
+    OCLCONV_CALIBRATE_OFF,
+    OCLCONV_CALIBRATE_STORED,
+    OCLCONV_CALIBRATE_FRESH
+} oclconv_calibration;
+
+/*! oclconv_set_calibration() : the context's mode and folder (NULL:
+ *  OCLCONV_CALIBRATION_DIR's, else the cache's), over the environment's. */
+OCLCONV_API oclconv_status oclconv_set_calibration(oclconv_context *ctx, oclconv_calibration mode,
+                                                   const char *folder);
+
+typedef enum {
+    OCLCONV_CHOICE_NONE,    /* no successful call yet */
+    OCLCONV_CHOICE_CALLER,  /* the options or OCLCONV_METHOD named the path */
+    OCLCONV_CHOICE_RULE,    /* AUTO, by the rules */
+    OCLCONV_CHOICE_MEASURED /* AUTO, by a calibration's measurement */
+} oclconv_choice;
+
+/*! oclconv_last_choice() : how the last successful call's path was chosen. */
+OCLCONV_API oclconv_choice oclconv_last_choice(const oclconv_context *ctx);
+
 /*! oclconv_programs_built() :
  *  @return how many OpenCL programs the context has compiled so far.  A new
  *          filter of a shape and format already used compiles nothing. */

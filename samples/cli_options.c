@@ -25,6 +25,8 @@ const char *const cli_filter_names[] = {"gaussian",  "box",     "sharpen",  "emb
 
 static const char *const border_names[] = {"clamp",      "zero", "constant", "reflect",
                                            "reflect101", "wrap", "normalize"};
+/* --calibrate's modes, in oclconv_calibration's order from OCLCONV_CALIBRATE_ON. */
+static const char *const calibrate_names[] = {"on", "off", "stored", "fresh"};
 
 
 enum {
@@ -39,6 +41,7 @@ enum {
     OPT_BORDER,
     OPT_NO_PREMULTIPLY,
     OPT_METHOD,
+    OPT_CALIBRATE,
     OPT_DEVICE,
     OPT_LIST_DEVICES,
     OPT_OUTPUT_DIR,
@@ -66,6 +69,7 @@ static const struct {
     [OPT_BORDER] = {"border", 'b', 1},
     [OPT_NO_PREMULTIPLY] = {"no-premultiply", 0, 0},
     [OPT_METHOD] = {"method", 'm', 1},
+    [OPT_CALIBRATE] = {"calibrate", 0, 1},
     [OPT_DEVICE] = {"device", 'd', 1},
     [OPT_LIST_DEVICES] = {"list-devices", 0, 0},
     [OPT_OUTPUT_DIR] = {"output-dir", 'o', 1},
@@ -105,6 +109,12 @@ void cli_usage(FILE *out)
           "\n"
           "Device:\n"
           "  -m, --method M        auto (default), buffer, image, tiled, separable or box\n"
+          "      --calibrate MODE  how auto picks: on (time the paths once a device and\n"
+          "                        kind of job, and remember), off (fixed rules), stored\n"
+          "                        (what was remembered, never timing) or fresh (time\n"
+          "                        again); default $OCLCONV_CALIBRATE, else on.  The\n"
+          "                        folder: $OCLCONV_CALIBRATION_DIR, else\n"
+          "                        $XDG_CACHE_HOME/oclconv, else ~/.cache/oclconv\n"
           "  -d, --device SPEC     gpu, cpu, accelerator, an index, a name substring or\n"
           "                        platform:type:device; default $OCLCONV_DEVICE, else\n"
           "                        the first GPU, else the first device\n"
@@ -322,6 +332,12 @@ static int set_option(cli_options *o, int id, const char *value)
         }
         return cli_usage_error("--%s: unknown method '%s' (%s)", name, value, known);
     }
+    case OPT_CALIBRATE:
+        i = lookup(calibrate_names, 4, value, strlen(value));
+        if (i < 0)
+            return cli_usage_error("--%s: unknown mode '%s' (on, off, stored, fresh)", name, value);
+        o->calibrate = (oclconv_calibration)(OCLCONV_CALIBRATE_ON + i);
+        return 0;
     case OPT_DEVICE:
         o->device = value;
         return 0;

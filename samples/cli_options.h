@@ -53,6 +53,7 @@ typedef struct {
     const char *kernel, *kernel_file;
     oclconv_options conv; /* border, border value, method, scale, delta */
     int delta_given;
+    oclconv_calibration calibrate; /* --calibrate; 0: the library's default */
     const char *device;
     const char *out_dir;
     int premultiply, verbose, list_devices, help, version;

@@ -28,6 +28,7 @@ typedef struct {
     int bar;            /* draw a progress bar on stderr */
     int total, done, failed;
     oclconv_method method;  /* the path of the file's (colour) filtering */
+    oclconv_choice choice;  /* and how AUTO chose it */
     double kernel_seconds;  /* device time of the file's kernels */
 } run_state;
 
@@ -158,6 +159,7 @@ static int filter_premultiplied(run_state *r, oclconv_image *img, const oclconv_
     st = oclconv_apply(r->ctx, &fimg, &fimg, r->alpha_filter, &o);
     if (st == OCLCONV_OK) {
         r->method = oclconv_last_method(r->ctx);
+        r->choice = oclconv_last_choice(r->ctx);
         r->kernel_seconds += oclconv_last_kernel_seconds(r->ctx);
         if (constant) {
             o.border_value = 1;
@@ -209,6 +211,7 @@ static int filter_image(run_state *r, oclconv_image *img, char *why, size_t why_
         return -1;
     }
     r->method = oclconv_last_method(r->ctx);
+    r->choice = oclconv_last_choice(r->ctx);
     r->kernel_seconds += oclconv_last_kernel_seconds(r->ctx);
     return 0;
 }
@@ -227,6 +230,8 @@ static int ensure_context(run_state *r)
                 cli_one_line(oclconv_errmsg(NULL), detail, sizeof detail));
         return -1;
     }
+    if (r->opt->calibrate != OCLCONV_CALIBRATE_DEFAULT)
+        oclconv_set_calibration(r->ctx, r->opt->calibrate, NULL); /* a valid mode: cannot fail */
     if (r->opt->verbose)
         fprintf(stderr, "device: %s\n", oclconv_device_name(r->ctx));
     return 0;
@@ -276,14 +281,18 @@ static int process_file(run_state *r, const char *in, const char *out, read_resu
         if (r->batch)
             fprintf(stderr, "[%d/%d] ", r->done + 1, r->total);
         fprintf(stderr,
-                "%s -> %s: %dx%d %s %d-bit%s, %s %dx%d, %s path, kernels %.2f ms, "
+                "%s -> %s: %dx%d %s %d-bit%s, %s %dx%d, %s path%s, kernels %.2f ms, "
                 "filter %.1f ms%s, total %.1f ms\n",
                 in, out, pic.image.width, pic.image.height, layout_name(pic.image.channels),
                 pic.image.type == OCLCONV_U16 ? 16 : 8,
                 alpha ? (r->opt->premultiply ? " (premultiplied)" : " (straight)") : "",
                 cli_filter_names[r->opt->kernel || r->opt->kernel_file ? FILTER_CUSTOM
                                                                    : r->opt->filter],
-                r->fw, r->fh, oclconv_method_name(r->method), r->kernel_seconds * 1e3,
+                r->fw, r->fh, oclconv_method_name(r->method),
+                r->choice == OCLCONV_CHOICE_MEASURED ? " (measured)"
+                : r->choice == OCLCONV_CHOICE_RULE   ? " (by rule)"
+                                                     : "",
+                r->kernel_seconds * 1e3,
                 (t2 - t1) * 1e3, compiled ? " incl. compiling" : "",
                 (seconds_now() - t0) * 1e3);
     } else if (rc == 0 && r->batch && !r->bar) {

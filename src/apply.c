@@ -141,8 +141,10 @@ oclconv_status oclconv__apply_host(oclconv_context *ctx, const oclconv_image *sr
         free(staged.data);
     }
     oclconv__collect_kernel_time(ctx);
-    if (s == OCLCONV_OK)
+    if (s == OCLCONV_OK) {
         ctx->last_method = job.method;
+        ctx->last_choice = job.choice;
+    }
     return s;
 }
 

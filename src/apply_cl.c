@@ -171,6 +171,7 @@ static oclconv_status apply_cl(oclconv_context *ctx, const oclconv_cl_image *src
     else if (last)
         clReleaseEvent(last);
     ctx->last_method = job.method;
+    ctx->last_choice = job.choice;
     return OCLCONV_OK;
 }
 

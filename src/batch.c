@@ -112,6 +112,7 @@ static oclconv_status batch_one(oclconv_context *ctx, size_t n, const oclconv_im
         name_image(ctx, s, *failed);
     } else if (n) {
         ctx->last_method = it[n - 1].job.method;
+        ctx->last_choice = it[n - 1].job.choice;
     }
     free(it);
     free(p);
@@ -196,7 +197,9 @@ oclconv_status oclconv_apply_batch(oclconv_context *ctx, size_t n, const oclconv
         }
     for (int k = 0; k < devices && s == OCLCONV_OK && devices > 1; k++)
         oclconv__update_rates(ctx->batch_rate, k, (double)sh[k].count, sh[k].seconds);
-    if (s == OCLCONV_OK && n)
+    if (s == OCLCONV_OK && n) {
         ctx->last_method = sh[0].ctx->last_method;
+        ctx->last_choice = sh[0].ctx->last_choice;
+    }
     return s;
 }

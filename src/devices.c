@@ -144,5 +144,6 @@ oclconv_status oclconv__apply_devices(oclconv_context *ctx, const oclconv_image 
         oclconv__update_rates(ctx->rate, k, sh[k].dst.height, sh[k].seconds);
     ctx->last_kernel_seconds = kernel_seconds;
     ctx->last_method = sh[0].ctx->last_method;
+    ctx->last_choice = sh[0].ctx->last_choice;
     return OCLCONV_OK;
 }

@@ -81,6 +81,10 @@ struct oclconv_context {
     oclconv__program_cache *programs;
     size_t programs_built;
     oclconv_method last_method;
+    oclconv_choice last_choice;
+    oclconv_calibration calib_mode;       /* oclconv_set_calibration()'s */
+    char *calib_dir;                      /* its folder, or NULL */
+    struct oclconv__calibration *calib;   /* the device's measured choices */
     cl_command_queue upload_queue; /* parts' uploads beside the queue's work (region.c) */
     cl_event kernel_events[OCLCONV_MAX_EVENTS]; /* the kernels of the call under way */
     int kernel_event_count;
@@ -153,6 +157,7 @@ typedef struct {
     const oclconv_filter *filter;
     oclconv_options opt;
     oclconv_method method; /* the path chosen */
+    oclconv_choice choice; /* and how */
     int acc_double;        /* accumulate in double to stay within the tolerance */
     int vec;               /* values a work-item computes (buffer, separable, box) */
     int local[2];          /* work-group size; 0 lets the runtime choose */
@@ -217,9 +222,6 @@ typedef struct {
 oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job);
 /* Values in a scratch row: a row's values rounded up to whole vectors. */
 size_t oclconv__vec_pitch(const oclconv__job *job);
-/* Writes the -D options every kernel understands (cl/common.cl) into buf. */
-void oclconv__common_options(oclconv_context *ctx, const oclconv__job *job, char *buf,
-                             size_t size);
 
 /* ---- precision.c ---------------------------------------------------------- */
 /* Sets job->acc_double where float sums could miss the contract's
@@ -248,12 +250,24 @@ int oclconv__float_rescale_finite(const oclconv_filter *f);
 /* Whether n taps are all the same (a box's). */
 int oclconv__taps_equal(const float *w, int n);
 
+/* ---- calibrate.c ----------------------------------------------------------- */
+/* AUTO's measured path for the job's class (job->method holds the rules'
+ * choice), measured now where nothing is stored and the mode allows; *m
+ * OCLCONV_METHOD_AUTO where there is none.  Fails only for a bad
+ * OCLCONV_CALIBRATE. */
+oclconv_status oclconv__calibrated(oclconv_context *ctx, const oclconv__job *job,
+                                   oclconv_method *m);
+void oclconv__calibration_free(oclconv_context *ctx);
+
 /* ---- program.c ------------------------------------------------------------ */
 typedef struct {
     const char *name;
     const char *text;
 } oclconv__cl_source;
 
+/* Writes the -D options every kernel understands (cl/common.cl) into buf. */
+void oclconv__common_options(oclconv_context *ctx, const oclconv__job *job, char *buf,
+                             size_t size);
 /* Returns the kernel `kernel` of cl/common.cl + cl/<source>.cl built with
  * `options`, from the context's cache or freshly built; `source` may name
  * several files apart by spaces, taken in that order ("box box_gpu"). */

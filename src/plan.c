@@ -194,7 +194,7 @@ static int quads_fit(const oclconv_context *ctx, const oclconv__job *job)
  * and 4 from 45 (r20 1.06-1.16x, r21 1.01-1.06x, r23 0.85-0.90x).  The
  * buffer kernel's cached global loads beat
  * both local-memory tiles and the texture path for 2-D filters. */
-static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
+static oclconv_status choose_by_rule(oclconv_context *ctx, oclconv__job *job)
 {
     static const oclconv_method order[] = {OCLCONV_METHOD_BOX, OCLCONV_METHOD_SEPARABLE,
                                            OCLCONV_METHOD_BUFFER};
@@ -224,6 +224,29 @@ static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
         }
     }
     return OCLCONV_E_INVALID_ARG; /* not reached: the buffer path runs anything */
+}
+
+/* AUTO: the measured path (src/calibrate.c) where it can run the job, else
+ * the rules'. */
+static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
+{
+    oclconv_method rule, m;
+    oclconv_status s = choose_by_rule(ctx, job);
+    if (s == OCLCONV_OK)
+        s = oclconv__calibrated(ctx, job, &m);
+    job->choice = OCLCONV_CHOICE_RULE;
+    if (s != OCLCONV_OK || m == OCLCONV_METHOD_AUTO)
+        return s;
+    job->choice = OCLCONV_CHOICE_MEASURED;
+    if (m == (rule = job->method))
+        return OCLCONV_OK;
+    job->method = m;
+    if (check_method(ctx, job) == OCLCONV_OK)
+        return OCLCONV_OK;
+    oclconv__clear_error(ctx); /* a stored path this job cannot take */
+    job->choice = OCLCONV_CHOICE_RULE;
+    job->method = rule;
+    return check_method(ctx, job);
 }
 
 /* Whether n taps and a kernel's other arguments (at most 128 bytes) fit
@@ -484,6 +507,7 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
         s = choose_auto(ctx, job);
     } else {
         job->method = m;
+        job->choice = OCLCONV_CHOICE_CALLER;
         s = check_method(ctx, job);
     }
     if (s != OCLCONV_OK)
@@ -525,71 +549,4 @@ size_t oclconv__vec_pitch(const oclconv__job *job)
 {
     size_t values = (size_t)job->src->width * (size_t)job->src->channels, v = (size_t)job->vec;
     return (values + v - 1) / v * v;
-}
-
-static int type_id(oclconv_type t)
-{
-    return t == OCLCONV_U8 ? 0 : t == OCLCONV_U16 ? 1 : 2;
-}
-
-/* Whether kernels may round and saturate to an integer type with the
- * built-in conversion (cl/common.cl): on GPUs, where no sum can be NaN.
- * Weights, scale, delta and the border value are finite, so only a NaN
- * source value or NORMALIZE's rescale (0 * an overflowed ratio) makes one
- * (NVIDIA, 8K and 4K, 8-bit NORMALIZE Gaussians in tiles with it: RGBA8 r3
- * 1.07-1.11x, r7 1.02-1.07x, u8 gray r3-r7 1.0-1.08x). */
-static int sat_convert(const oclconv__job *job)
-{
-    const oclconv_filter *f = job->filter;
-    /* A box's rescale is at most its number of taps, any in double is
-     * finite, and in float one of weights that cannot cancel, where
-     * oclconv__float_rescale_finite() says so. */
-    int finite = job->method == OCLCONV_METHOD_BOX || job->acc_double ||
-                 (!f->has_negative && oclconv__float_rescale_finite(f));
-    return !job->cpu_shapes && job->src->type != OCLCONV_F32 &&
-           (job->opt.border != OCLCONV_BORDER_NORMALIZE || finite);
-}
-
-/* Whether one reflection or wrap settles every tap, so that kernels go
- * without border_index()'s modulo (cl/common.cl): the filter reaches at
- * most the image's size past its edges, one less for REFLECT101, which
- * folds about the edge pixel.  Set for those borders only, so that the
- * others build one program whatever the image's size; and in GPU shapes
- * only, where the modulo's presence slowed the tiles: a CPU's kernels
- * take border_index() near the edges alone, and there one program serves
- * images of every size (PoCL on 2 cores, 4K, REFLECT, REFLECT101 and WRAP
- * with and without: no difference past the runs' spread; docs/performance.md). */
-static int one_fold(const oclconv__job *job)
-{
-    oclconv_border b = job->opt.border;
-    int edge = b == OCLCONV_BORDER_REFLECT101;
-    return !job->cpu_shapes &&
-           (b == OCLCONV_BORDER_REFLECT || b == OCLCONV_BORDER_REFLECT101 ||
-            b == OCLCONV_BORDER_WRAP) &&
-           job->filter->width / 2 <= job->src->width - edge &&
-           job->filter->height / 2 <= job->src->height - edge;
-}
-
-/* The build options every kernel shares.  -w: a device compiler's warnings
- * (PoCL's on vectors wider than the CPU's registers, on loops it does not
- * unroll) would go to the application's standard error; a failed build's
- * log still comes back in the error message.  The radii are the kernels'
- * arguments rx and ry where job->radius_args (cl/box.cl's RADII). */
-void oclconv__common_options(oclconv_context *ctx, const oclconv__job *job, char *buf, size_t size)
-{
-    size_t weight_bytes = (size_t)job->filter->width * (size_t)job->filter->height *
-                          (job->acc_double ? sizeof(double) : sizeof(float));
-    char radii[64] = "-DRX=rx -DRY=ry -DRADIUS_ARGS=1";
-    if (!job->radius_args)
-        snprintf(radii, sizeof radii, "-DRX=%d -DRY=%d", job->filter->width / 2,
-                 job->filter->height / 2);
-    snprintf(buf, size,
-             "-DSRC_TYPE=%d -DDST_TYPE=%d -DCN=%d -DBORDER=%d %s -DACC_DOUBLE=%d "
-             "-DWEIGHTS_GLOBAL=%d -DVEC=%d -DROW_WINDOW=%d -DSAT_CONVERT=%d -DTAPS_BY_VALUE=%d "
-             "-DONE_FOLD=%d -w",
-             type_id(job->src->type), type_id(job->dst->type), job->src->channels,
-             (int)job->opt.border, radii, job->acc_double,
-             weight_bytes > ctx->facts.max_constant, job->vec,
-             job->cpu_shapes ? 0 : OCLCONV_ROW_WINDOW, sat_convert(job), job->taps_by_value,
-             one_fold(job));
 }

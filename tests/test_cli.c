@@ -256,6 +256,30 @@ static void test_info_options(void)
     ASSERT_CONTAINS(cli_out, "0: ");
 }
 
+/* --calibrate: --verbose says how AUTO chose; measured choices are kept in
+ * OCLCONV_CALIBRATION_DIR and taken from there by `stored`. */
+static void test_calibrate_option(void)
+{
+    setenv("OCLCONV_CALIBRATION_DIR", at("calibration"), 1);
+    ASSERT_EQ(cli("--verbose", input("rgb8"), at("ruled.png"), (char *)NULL), 0);
+    ASSERT_CONTAINS(cli_err, "path (by rule)"); /* make check sets OCLCONV_CALIBRATE=off */
+    ASSERT_EQ(cli("--calibrate", "stored", "--verbose", input("rgb8"), at("ruled.png"),
+                  (char *)NULL), 0);
+    ASSERT_CONTAINS(cli_err, "path (by rule)");
+    ASSERT_EQ(cli("--calibrate", "on", "--verbose", input("rgb8"), at("measured.png"),
+                  (char *)NULL), 0);
+    ASSERT_CONTAINS(cli_err, "path (measured)");
+    ASSERT_EQ(cli("--calibrate=stored", "--verbose", input("rgb8"), at("stored.png"), (char *)NULL),
+              0);
+    ASSERT_CONTAINS(cli_err, "path (measured)");
+    ASSERT_EQ(cli("--method", "buffer", "--calibrate", "on", "--verbose", input("rgb8"),
+                  at("forced.png"), (char *)NULL), 0);
+    ASSERT(strstr(cli_err, "buffer path,") != NULL);
+    ASSERT_EQ(cli("--calibrate", "always", input("rgb8"), at("never.png"), (char *)NULL), 2);
+    ASSERT_CONTAINS(cli_err, "--calibrate: unknown mode 'always' (on, off, stored, fresh)");
+    unsetenv("OCLCONV_CALIBRATION_DIR");
+}
+
 /* The kernel text parser on its own. */
 static void test_kernel_text(void)
 {
@@ -356,6 +380,7 @@ int main(void)
     test_output_folder();
     test_value_ranges();
     test_png_compression();
+    test_calibrate_option();
     cli_pictures_free();
     if (!test_failures)
         remove_tree(tmp);

@@ -1,0 +1,553 @@
+/* AUTO that measures: the path AUTO takes for a class of jobs (types,
+ * channels, filter kind, radius band, image size band, border group and
+ * kernel shapes) comes from timing the candidate paths on the device, once
+ * a machine, remembered in a file a device under $XDG_CACHE_HOME/oclconv/.
+ * The rules of plan.c choose where nothing was measured and stay the
+ * choice unless another path is clearly faster. */
+#include "internal.h"
+#include "program.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define KEY_MAX 64
+#define DETAIL_MAX 128
+#define FILE_MAX (1 << 20)
+/* Each candidate is run once to build it, then timed up to this often,
+ * the best kept; one whose first time is past SLOWER times the best so far
+ * is not timed again.  The rules' path stays unless another takes at most
+ * MARGIN of its time. */
+#define TIMED_RUNS 3
+#define SLOWER 1.5
+#define MARGIN 0.92
+
+typedef struct {
+    char key[KEY_MAX];
+    oclconv_method method;
+    int measured_here; /* in this context, not read from the file */
+    char detail[DETAIL_MAX];
+} entry;
+
+struct oclconv__calibration {
+    char path[4096]; /* the file the entries were read from; "" none */
+    int loaded;
+    uint64_t id;     /* identity() */
+    char who[1024];
+    entry *e;
+    int n, cap;
+};
+
+static const char *const mode_names[] = {"", "on", "off", "stored", "fresh"};
+
+/* The mode the context was given, else OCLCONV_CALIBRATE's, else ON. */
+static oclconv_status current_mode(oclconv_context *ctx, oclconv_calibration *mode)
+{
+    *mode = ctx->calib_mode;
+    if (*mode != OCLCONV_CALIBRATE_DEFAULT)
+        return OCLCONV_OK;
+    *mode = OCLCONV_CALIBRATE_ON;
+    const char *env = getenv("OCLCONV_CALIBRATE");
+    if (!env || !*env)
+        return OCLCONV_OK;
+    for (int m = OCLCONV_CALIBRATE_ON; m <= OCLCONV_CALIBRATE_FRESH; m++)
+        if (strcmp(env, mode_names[m]) == 0) {
+            *mode = (oclconv_calibration)m;
+            return OCLCONV_OK;
+        }
+    return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG,
+                         "OCLCONV_CALIBRATE=%s is not one of on, off, stored, fresh", env);
+}
+
+/* ---- the file ----------------------------------------------------------- */
+static uint64_t fnv(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return (h ^ '\n') * 1099511628211u;
+}
+
+static void device_text(const oclconv_context *ctx, cl_device_info what, char *buf, size_t size)
+{
+    buf[0] = 0;
+    clGetDeviceInfo(ctx->device, what, size - 1, buf, NULL);
+    buf[size - 1] = 0;
+    for (char *c = buf; *c; c++) /* one line in the file's comment */
+        if ((unsigned char)*c < ' ')
+            *c = ' ';
+}
+
+/* What the measurements belong to: the platform, device and driver, the
+ * library's version and its kernels.  Its hash names the file. */
+static uint64_t identity(const oclconv_context *ctx, char *text, size_t size)
+{
+    char dev[256], ver[256], drv[256], plat[256] = "";
+    device_text(ctx, CL_DEVICE_NAME, dev, sizeof dev);
+    device_text(ctx, CL_DEVICE_VERSION, ver, sizeof ver);
+    device_text(ctx, CL_DRIVER_VERSION, drv, sizeof drv);
+    cl_platform_id p = NULL;
+    clGetDeviceInfo(ctx->device, CL_DEVICE_PLATFORM, sizeof p, &p, NULL);
+    if (p)
+        clGetPlatformInfo(p, CL_PLATFORM_VERSION, sizeof plat - 1, plat, NULL);
+    plat[sizeof plat - 1] = 0;
+    snprintf(text, size, "%s / %s / %s / driver %s / oclconv %d", dev, ver, plat, drv,
+             oclconv_version_number());
+    uint64_t h = fnv(14695981039346656037u, text);
+    for (const oclconv__cl_source *s = oclconv__cl_sources; s->name; s++)
+        h = fnv(fnv(h, s->name), s->text);
+    return h;
+}
+
+/* The folder: the context's, else OCLCONV_CALIBRATION_DIR, else
+ * $XDG_CACHE_HOME/oclconv, else $HOME/.cache/oclconv; 0 when none. */
+static int file_path(const oclconv_context *ctx, uint64_t id, char *path, size_t size)
+{
+    const char *dir = ctx->calib_dir ? ctx->calib_dir : getenv("OCLCONV_CALIBRATION_DIR");
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int n;
+    if (dir && *dir)
+        n = snprintf(path, size, "%s/calibration-%016llx.tsv", dir, (unsigned long long)id);
+    else if (xdg && *xdg == '/')
+        n = snprintf(path, size, "%s/oclconv/calibration-%016llx.tsv", xdg,
+                     (unsigned long long)id);
+    else if (home && *home)
+        n = snprintf(path, size, "%s/.cache/oclconv/calibration-%016llx.tsv", home,
+                     (unsigned long long)id);
+    else
+        return 0;
+    return n > 0 && (size_t)n < size;
+}
+
+static entry *find(struct oclconv__calibration *c, const char *key)
+{
+    for (int i = 0; i < c->n; i++)
+        if (strcmp(c->e[i].key, key) == 0)
+            return &c->e[i];
+    return NULL;
+}
+
+static entry *add(struct oclconv__calibration *c, const char *key)
+{
+    entry *e = find(c, key);
+    if (e)
+        return e;
+    if (c->n == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 16;
+        entry *grown = realloc(c->e, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        c->e = grown;
+        c->cap = cap;
+    }
+    e = &c->e[c->n++];
+    memset(e, 0, sizeof *e);
+    snprintf(e->key, sizeof e->key, "%s", key);
+    return e;
+}
+
+static int key_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || strchr("/-.", c);
+}
+
+/* One entry line: key, tab, a method's name, and a tab and detail or not. */
+static int parse_entry(struct oclconv__calibration *c, char *line, int from_file)
+{
+    char *tab = strchr(line, '\t');
+    if (!tab || tab == line || tab - line >= KEY_MAX)
+        return 0;
+    *tab = 0;
+    for (char *k = line; *k; k++)
+        if (!key_char(*k))
+            return 0;
+    char *name = tab + 1, *detail = strchr(name, '\t');
+    if (detail)
+        *detail++ = 0;
+    oclconv_method m = OCLCONV_METHOD_AUTO;
+    for (int i = OCLCONV_METHOD_BUFFER; i <= OCLCONV_METHOD_BOX; i++)
+        if (i != OCLCONV_METHOD_IMAGE && strcmp(name, oclconv_method_name((oclconv_method)i)) == 0)
+            m = (oclconv_method)i;
+    if (m == OCLCONV_METHOD_AUTO)
+        return 0;
+    entry *e = find(c, line);
+    if (e && e->measured_here) /* ours is newer */
+        return 1;
+    if (!(e = add(c, line)))
+        return 0;
+    e->method = m;
+    e->measured_here = !from_file;
+    snprintf(e->detail, sizeof e->detail, "%s", detail ? detail : "");
+    return 1;
+}
+
+/* Reads the file's entries into c where every line is well formed and its
+ * id is this device's: a truncated, corrupt or foreign file adds nothing. */
+static void read_file(struct oclconv__calibration *c, const char *path, uint64_t id)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return;
+    char *text = malloc(FILE_MAX + 1);
+    size_t len = text ? fread(text, 1, FILE_MAX + 1, f) : 0;
+    fclose(f);
+    if (!text || len == 0 || len > FILE_MAX || memchr(text, 0, len) || text[len - 1] != '\n') {
+        free(text);
+        return;
+    }
+    text[len] = 0;
+    struct oclconv__calibration got;
+    memset(&got, 0, sizeof got);
+    char want[32];
+    snprintf(want, sizeof want, "id %016llx", (unsigned long long)id);
+    int ok = 1, have_id = 0;
+    for (char *line = text, *next; ok && *line; line = next) {
+        next = strchr(line, '\n');
+        *next++ = 0;
+        if (line[0] == '#')
+            continue;
+        if (!have_id)
+            ok = have_id = strcmp(line, want) == 0;
+        else
+            ok = parse_entry(&got, line, 1);
+    }
+    for (int i = 0; ok && have_id && i < got.n; i++) {
+        entry *e = find(c, got.e[i].key);
+        if (!e || !e->measured_here) {
+            if (!(e = add(c, got.e[i].key)))
+                break;
+            *e = got.e[i];
+        }
+    }
+    free(got.e);
+    free(text);
+}
+
+static void make_dirs(char *path)
+{
+    for (char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
+        *s = 0;
+        mkdir(path, 0755);
+        *s = '/';
+    }
+}
+
+/* Writes every entry, merged with what other processes stored meanwhile,
+ * through a temporary file renamed over the old: a reader sees the old
+ * file or the new, whole.  A folder that cannot be written keeps the
+ * measurements in the context only. */
+static void write_file(struct oclconv__calibration *c, const char *path, uint64_t id,
+                       const char *who)
+{
+    read_file(c, path, id);
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+    make_dirs(tmp);
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        unlink(tmp);
+        return;
+    }
+    fprintf(f, "# oclconv: AUTO's measured paths on %s (any change to this file discards it)\n"
+               "id %016llx\n", who, (unsigned long long)id);
+    for (int i = 0; i < c->n; i++)
+        fprintf(f, "%s\t%s\t%s\n", c->e[i].key, oclconv_method_name(c->e[i].method),
+                c->e[i].detail);
+    fchmod(fd, 0644);
+    if (fclose(f) != 0 || rename(tmp, path) != 0)
+        unlink(tmp);
+}
+
+/* ---- the class of a job --------------------------------------------------- */
+/* Radii 1-3 each, then bands of 4-5, 6-7, 8-11, 12-15, 16-23, ...; the
+ * band's least radius. */
+static int radius_band(int r)
+{
+    if (r <= 3)
+        return r;
+    int b = 4;
+    while (b * 2 <= r)
+        b *= 2;
+    return r >= b + b / 2 ? b + b / 2 : b;
+}
+
+/* The calibration image's side for each size band, and the bands' upper
+ * bounds in pixels. */
+static const int band_side[3] = {512, 1024, 2048};
+static const double band_below[2] = {1 << 19, 1 << 22};
+
+static int size_band(const oclconv__job *job)
+{
+    double px = (double)job->dst->width * job->dst->height;
+    return px < band_below[0] ? 0 : px < band_below[1] ? 1 : 2;
+}
+
+static void class_key(const oclconv__job *job, char *key, size_t size)
+{
+    static const char *const types[] = {"u8", "u16", "f32"};
+    const oclconv_filter *f = job->filter;
+    int box = f->row && oclconv__taps_equal(f->row, f->width) &&
+              oclconv__taps_equal(f->col, f->height);
+    oclconv_border b = job->opt.border;
+    snprintf(key, size, "%s/%s-%s/c%d/%s/r%dx%d/%c/%s", job->cpu_shapes ? "cpu" : "gpu",
+             types[job->src->type], types[job->dst->type], job->src->channels,
+             box ? "box" : f->row ? "sep" : "2d", radius_band(f->width / 2),
+             radius_band(f->height / 2), "sml"[size_band(job)],
+             b == OCLCONV_BORDER_NORMALIZE                                ? "normalize"
+             : b == OCLCONV_BORDER_ZERO || b == OCLCONV_BORDER_CONSTANT ? "outside"
+                                                                          : "fold");
+}
+
+/* ---- measuring -------------------------------------------------------------- */
+/* The state of the call under way that the calibration's own calls must
+ * not disturb (batches plan an image while the last one's kernels run). */
+typedef struct {
+    oclconv_method last_method;
+    oclconv_choice last_choice;
+    double last_kernel_seconds, banked_seconds;
+    cl_event events[OCLCONV_MAX_EVENTS];
+    int event_count;
+    const cl_event *wait_list;
+    cl_uint wait_count;
+} call_state;
+
+#define SWAP(type, a, b) \
+    do {                  \
+        type t_ = (a);    \
+        (a) = (b);        \
+        (b) = t_;         \
+    } while (0)
+
+/* Exchanges the call state in ctx with *s. */
+static void swap_state(oclconv_context *ctx, call_state *s)
+{
+    SWAP(oclconv_method, ctx->last_method, s->last_method);
+    SWAP(oclconv_choice, ctx->last_choice, s->last_choice);
+    SWAP(double, ctx->last_kernel_seconds, s->last_kernel_seconds);
+    SWAP(double, ctx->banked_seconds, s->banked_seconds);
+    SWAP(int, ctx->kernel_event_count, s->event_count);
+    SWAP(const cl_event *, ctx->wait_list, s->wait_list);
+    SWAP(cl_uint, ctx->wait_count, s->wait_count);
+    for (int i = 0; i < OCLCONV_MAX_EVENTS; i++)
+        SWAP(cl_event, ctx->kernel_events[i], s->events[i]);
+}
+
+/* Puts the call under way aside, for a clean state. */
+static void set_aside(oclconv_context *ctx, call_state *s)
+{
+    memset(s, 0, sizeof *s);
+    swap_state(ctx, s);
+}
+
+/* Ends the calibration's calls and takes the call under way back. */
+static void restore(oclconv_context *ctx, call_state *s)
+{
+    oclconv__forget_kernel_events(ctx, 0);
+    swap_state(ctx, s);
+    oclconv__clear_error(ctx);
+}
+
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* One call of path m on the calibration images: on a CPU device the whole
+ * call, whose copies are the path's work too; elsewhere the kernels' time
+ * (host transfers are the same for every path and would drown the
+ * difference), or the whole call where the queue does not profile.
+ * A negative time: the path cannot run this job. */
+static double time_path(oclconv_context *ctx, const oclconv__job *job, oclconv_image *src,
+                        oclconv_image *dst, oclconv_method m)
+{
+    oclconv_options opt = job->opt;
+    opt.method = m;
+    double t0 = seconds_now();
+    if (oclconv__apply_host(ctx, src, NULL, dst, job->filter, &opt, 0) != OCLCONV_OK)
+        return -1;
+    double wall = seconds_now() - t0, kernels = ctx->last_kernel_seconds;
+    return (ctx->facts.type & CL_DEVICE_TYPE_CPU) || !(kernels > 0) ? wall : kernels;
+}
+
+static int make_image(oclconv_image *im, const oclconv_image *like, oclconv_type type, int side)
+{
+    im->width = im->height = side;
+    im->channels = like->channels;
+    im->type = type;
+    im->stride = 0;
+    size_t n = (size_t)side * (size_t)side * (size_t)like->channels;
+    im->data = malloc(n * oclconv__type_size(type));
+    if (!im->data)
+        return 0;
+    uint32_t x = 2463534242u;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        if (type == OCLCONV_U8)
+            ((uint8_t *)im->data)[i] = (uint8_t)x;
+        else if (type == OCLCONV_U16)
+            ((uint16_t *)im->data)[i] = (uint16_t)x;
+        else
+            ((float *)im->data)[i] = (float)(x >> 8) / 16777216.0f;
+    }
+    return 1;
+}
+
+/* Times the candidate paths and writes the choice into e: the rules' path
+ * unless another takes at most MARGIN of its time.  Each is first built
+ * and run on a PROBE-pixel square, and one PRUNE times slower there than
+ * the fastest is not timed at full size (a 97x97 2-D pass beside a box's
+ * running sums would take seconds).  0 when nothing could be timed. */
+static int measure(oclconv_context *ctx, const oclconv__job *job, entry *e)
+{
+    enum { MOST = 4, PROBE = 128, PRUNE = 4 };
+    oclconv_method cand[MOST] = {job->method};
+    int n = 1;
+    static const oclconv_method all[] = {OCLCONV_METHOD_BOX, OCLCONV_METHOD_SEPARABLE,
+                                         OCLCONV_METHOD_BUFFER, OCLCONV_METHOD_TILED};
+    /* On CPUs local memory is ordinary memory behind barriers: no tiles. */
+    for (int i = 0; i < MOST - job->cpu_shapes; i++)
+        if (all[i] != job->method)
+            cand[n++] = all[i];
+    oclconv_image src[2] = {{0}}, dst[2] = {{0}};
+    int side[2] = {PROBE, band_side[size_band(job)]}, ok = 1;
+    for (int k = 0; k < 2; k++)
+        ok = ok && make_image(&src[k], job->src, job->src->type, side[k]) &&
+             make_image(&dst[k], job->dst, job->dst->type, side[k]);
+    call_state state;
+    set_aside(ctx, &state);
+    double best[MOST], fastest = INFINITY;
+    for (int i = 0; i < n; i++) { /* builds each, then times it on the probe */
+        best[i] = ok ? time_path(ctx, job, &src[0], &dst[0], cand[i]) : -1;
+        best[i] = best[i] < 0 ? -1 : time_path(ctx, job, &src[0], &dst[0], cand[i]);
+        if (best[i] >= 0 && best[i] < fastest)
+            fastest = best[i];
+    }
+    for (int i = 0; i < n; i++)
+        if (best[i] > PRUNE * fastest)
+            best[i] = -1;
+    fastest = INFINITY;
+    int used = 0, w = 0;
+    for (int i = 0; i < n; i++) {
+        if (best[i] < 0)
+            continue;
+        best[i] = time_path(ctx, job, &src[1], &dst[1], cand[i]); /* its caches warm */
+        for (int k = 0; k < TIMED_RUNS && best[i] >= 0; k++) {
+            double t = time_path(ctx, job, &src[1], &dst[1], cand[i]);
+            best[i] = k == 0 || (t >= 0 && t < best[i]) ? t : best[i];
+            if (best[i] > SLOWER * fastest)
+                break;
+        }
+        if (best[i] < 0)
+            continue;
+        used++;
+        fastest = best[i] < fastest ? best[i] : fastest;
+        w += snprintf(e->detail + w, sizeof e->detail - (size_t)w, "%s%s %.0fus", w ? " " : "",
+                      oclconv_method_name(cand[i]), best[i] * 1e6);
+        if ((size_t)w >= sizeof e->detail)
+            w = (int)sizeof e->detail - 1;
+    }
+    restore(ctx, &state);
+    for (int k = 0; k < 2; k++) {
+        free(src[k].data);
+        free(dst[k].data);
+    }
+    if (!used)
+        return 0;
+    /* The rules' path, unless another is clearly faster (or it failed). */
+    double beat = best[0] >= 0 ? MARGIN * best[0] : INFINITY;
+    e->method = cand[0];
+    for (int i = 1; i < n; i++)
+        if (best[i] >= 0 && best[i] == fastest && best[i] <= beat)
+            e->method = cand[i];
+    return 1;
+}
+
+oclconv_status oclconv__calibrated(oclconv_context *ctx, const oclconv__job *job,
+                                   oclconv_method *m)
+{
+    *m = OCLCONV_METHOD_AUTO;
+    oclconv_calibration mode;
+    oclconv_status s = current_mode(ctx, &mode);
+    if (s != OCLCONV_OK || mode == OCLCONV_CALIBRATE_OFF)
+        return s;
+    struct oclconv__calibration *c = ctx->calib;
+    if (!c && !(c = ctx->calib = calloc(1, sizeof *c)))
+        return OCLCONV_OK; /* the rules need no memory */
+    if (!c->id)
+        c->id = identity(ctx, c->who, sizeof c->who);
+    uint64_t id = c->id;
+    char path[sizeof c->path] = "";
+    int have_path = file_path(ctx, id, path, sizeof path);
+    if (!c->loaded || strcmp(path, c->path) != 0) {
+        c->n = 0;
+        if (have_path && mode != OCLCONV_CALIBRATE_FRESH)
+            read_file(c, path, id);
+        snprintf(c->path, sizeof c->path, "%s", path);
+        c->loaded = 1;
+    }
+    char key[KEY_MAX];
+    class_key(job, key, sizeof key);
+    entry *e = find(c, key);
+    if (e && (e->measured_here || mode != OCLCONV_CALIBRATE_FRESH)) {
+        *m = e->method;
+        return OCLCONV_OK;
+    }
+    if (mode == OCLCONV_CALIBRATE_STORED || !(e = add(c, key)))
+        return OCLCONV_OK;
+    if (!measure(ctx, job, e)) {
+        c->n--; /* the one just added, last */
+        return OCLCONV_OK;
+    }
+    e->measured_here = 1;
+    *m = e->method;
+    if (have_path)
+        write_file(c, path, id, c->who);
+    return OCLCONV_OK;
+}
+
+void oclconv__calibration_free(oclconv_context *ctx)
+{
+    if (ctx->calib)
+        free(ctx->calib->e);
+    free(ctx->calib);
+    free(ctx->calib_dir);
+}
+
+oclconv_status oclconv_set_calibration(oclconv_context *ctx, oclconv_calibration mode,
+                                       const char *folder)
+{
+    if (!ctx)
+        return oclconv__fail(NULL, OCLCONV_E_INVALID_ARG, "oclconv_set_calibration: context is NULL");
+    oclconv__clear_error(ctx);
+    if ((unsigned)mode > OCLCONV_CALIBRATE_FRESH)
+        return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG, "calibration mode %d is unknown", (int)mode);
+    char *dir = NULL;
+    if (folder && !(dir = strdup(folder)))
+        return oclconv__fail(ctx, OCLCONV_E_NOMEM, "no memory for the folder's name");
+    for (int k = 0; k < ctx->peer_count; k++)
+        if (oclconv_set_calibration(ctx->peers[k], mode, folder) != OCLCONV_OK) {
+            free(dir);
+            return oclconv__fail(ctx, OCLCONV_E_NOMEM, "no memory for the folder's name");
+        }
+    free(ctx->calib_dir);
+    ctx->calib_dir = dir;
+    ctx->calib_mode = mode;
+    if (ctx->calib)
+        ctx->calib->loaded = 0;
+    return OCLCONV_OK;
+}
+
+oclconv_choice oclconv_last_choice(const oclconv_context *ctx)
+{
+    return ctx ? ctx->last_choice : OCLCONV_CHOICE_NONE;
+}
