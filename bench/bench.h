@@ -144,16 +144,20 @@ typedef struct {
     int ok;
     double pre_main_ms, create_ms, first_ms, second_ms;
     size_t built_first, built_second;
-    char method[16];
+    char method[16], choice[16];
     char error[1024];
 } cold_result;
+
+/* The cold starts: the caches empty, then warm from the first, then empty
+ * again with AUTO's calibration off (the first's cost beyond it). */
+#define COLD_RUNS 3
 
 /* In the child (`bench --cold T0`): a 4K RGBA8 Gaussian r3 right away, then
  * one of a new sigma, reported on stdout as one line. */
 int cold_child(const char *t0_text);
-/* Runs `self --cold` twice, the driver caches empty, then warm from the first. */
-void cold_starts(const char *self, cold_result cold[2]);
-void print_cold(const cold_result cold[2]);
+/* Runs `self --cold` COLD_RUNS times, as said there. */
+void cold_starts(const char *self, cold_result cold[COLD_RUNS]);
+void print_cold(const cold_result cold[COLD_RUNS]);
 
 /* ====== The table (report.c) =========================================== */
 #define MAX_PATHS 8

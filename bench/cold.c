@@ -1,5 +1,6 @@
 /* The cold start: a fresh process (this program run with --cold) to its
- * first filtered image, with the driver caches empty and then warm. */
+ * first filtered image, with the driver caches and AUTO's calibration
+ * empty, then warm, then empty with the calibration off. */
 #include "bench.h"
 
 #include <errno.h>
@@ -45,10 +46,11 @@ int cold_child(const char *t0_text)
         printf("cold error %s: %s\n", oclconv_strerror(s),
                ctx ? oclconv_errmsg(ctx) : oclconv_errmsg(NULL));
     else
-        printf("cold ok %.3f %.3f %.3f %zu %.3f %zu %s\n", 1e-6 * (double)(t_main - t0),
+        printf("cold ok %.3f %.3f %.3f %zu %.3f %zu %s %s\n", 1e-6 * (double)(t_main - t0),
                1e-6 * (double)(t_ctx - t_img), 1e-6 * (double)(t_first - t_ctx), built_first,
                1e-6 * (double)(t_second - t_g), built_second,
-               oclconv_method_name(oclconv_last_method(ctx)));
+               oclconv_method_name(oclconv_last_method(ctx)),
+               oclconv_last_choice(ctx) == OCLCONV_CHOICE_MEASURED ? "measured" : "ruled");
     oclconv_filter_destroy(f);
     oclconv_filter_destroy(g);
     oclconv_destroy(ctx);
@@ -57,34 +59,42 @@ int cold_child(const char *t0_text)
     return s == OCLCONV_OK ? 0 : 1;
 }
 
-/* The environment with the driver caches pointed at `cache`. */
-static char **cold_environment(const char *cache, char *pocl, char *cuda, size_t size)
+/* The environment with the driver caches and AUTO's calibration pointed
+ * at `cache`, the calibration off where `off`. */
+static char **cold_environment(const char *cache, int off, char (*set)[600])
 {
+    static const char *const names[] = {"POCL_CACHE_DIR=", "CUDA_CACHE_PATH=",
+                                        "OCLCONV_CALIBRATION_DIR=", "OCLCONV_CALIBRATE="};
     size_t n = 0;
     while (environ[n])
         n++;
-    char **env = malloc((n + 3) * sizeof *env);
+    char **env = malloc((n + 5) * sizeof *env);
     if (!env)
         return NULL;
     size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "POCL_CACHE_DIR=", 15) != 0 &&
-            strncmp(environ[i], "CUDA_CACHE_PATH=", 16) != 0)
+    for (size_t i = 0; i < n; i++) {
+        int ours = 0;
+        for (int k = 0; k < 4; k++)
+            ours |= strncmp(environ[i], names[k], strlen(names[k])) == 0;
+        if (!ours)
             env[m++] = environ[i];
-    snprintf(pocl, size, "POCL_CACHE_DIR=%s/pocl", cache);
-    snprintf(cuda, size, "CUDA_CACHE_PATH=%s/cuda", cache);
-    env[m++] = pocl;
-    env[m++] = cuda;
+    }
+    snprintf(set[0], sizeof set[0], "POCL_CACHE_DIR=%s/pocl", cache);
+    snprintf(set[1], sizeof set[1], "CUDA_CACHE_PATH=%s/cuda", cache);
+    snprintf(set[2], sizeof set[2], "OCLCONV_CALIBRATION_DIR=%s/calibration", cache);
+    snprintf(set[3], sizeof set[3], "OCLCONV_CALIBRATE=%s", off ? "off" : "on");
+    for (int k = 0; k < 4; k++)
+        env[m++] = set[k];
     env[m] = NULL;
     return env;
 }
 
 /* Runs `self --cold T0` with the driver caches in `cache` and reads its line. */
-static void cold_start(const char *self, const char *cache, cold_result *out)
+static void cold_start(const char *self, const char *cache, int off, cold_result *out)
 {
     memset(out, 0, sizeof *out);
-    char pocl[600], cuda[600];
-    char **env = cold_environment(cache, pocl, cuda, sizeof pocl);
+    char set[4][600];
+    char **env = cold_environment(cache, off, set);
     int fd[2];
     if (!env || pipe(fd) != 0) {
         snprintf(out->error, sizeof out->error, "no pipe: %s", strerror(errno));
@@ -125,9 +135,9 @@ static void cold_start(const char *self, const char *cache, cold_result *out)
     int status = 0;
     waitpid(pid, &status, 0);
     line[strcspn(line, "\n")] = 0;
-    if (sscanf(line, "cold ok %lf %lf %lf %zu %lf %zu %15s", &out->pre_main_ms, &out->create_ms,
-               &out->first_ms, &out->built_first, &out->second_ms, &out->built_second,
-               out->method) == 7)
+    if (sscanf(line, "cold ok %lf %lf %lf %zu %lf %zu %15s %15s", &out->pre_main_ms,
+               &out->create_ms, &out->first_ms, &out->built_first, &out->second_ms,
+               &out->built_second, out->method, out->choice) == 8)
         out->ok = 1;
     else if (strncmp(line, "cold error ", 11) == 0)
         snprintf(out->error, sizeof out->error, "%s", line + 11);
@@ -146,46 +156,63 @@ static void remove_tree(const char *dir)
     free(d);
 }
 
-void cold_starts(const char *self, cold_result cold[2])
+/* A fresh folder for the caches: "pocl" and "cuda" in it; 0 on failure. */
+static int fresh_cache(char *cache, cold_result *out)
 {
-    memset(cold, 0, 2 * sizeof *cold);
-    char cache[] = "/tmp/oclconv-bench-XXXXXX";
-    if (mkdtemp(cache)) {
-        char sub[64];
-        snprintf(sub, sizeof sub, "%s/pocl", cache);
-        mkdir(sub, 0700);
-        snprintf(sub, sizeof sub, "%s/cuda", cache);
-        mkdir(sub, 0700);
-        cold_start(self, cache, &cold[0]); /* the caches empty */
-        cold_start(self, cache, &cold[1]); /* what the first left */
+    strcpy(cache, "/tmp/oclconv-bench-XXXXXX");
+    if (!mkdtemp(cache)) {
+        snprintf(out->error, sizeof out->error, "no temporary folder: %s", strerror(errno));
+        return 0;
+    }
+    char sub[64];
+    snprintf(sub, sizeof sub, "%s/pocl", cache);
+    mkdir(sub, 0700);
+    snprintf(sub, sizeof sub, "%s/cuda", cache);
+    mkdir(sub, 0700);
+    return 1;
+}
+
+void cold_starts(const char *self, cold_result cold[COLD_RUNS])
+{
+    memset(cold, 0, COLD_RUNS * sizeof *cold);
+    char cache[32];
+    if (fresh_cache(cache, &cold[0])) {
+        cold_start(self, cache, 0, &cold[0]); /* the caches empty */
+        cold_start(self, cache, 0, &cold[1]); /* what the first left */
         remove_tree(cache);
-    } else {
-        snprintf(cold[0].error, sizeof cold[0].error, "no temporary folder: %s", strerror(errno));
-        cold[1] = cold[0];
+    }
+    if (fresh_cache(cache, &cold[2])) {
+        cold_start(self, cache, 1, &cold[2]);
+        remove_tree(cache);
     }
 }
 
-void print_cold(const cold_result cold[2])
+void print_cold(const cold_result cold[COLD_RUNS])
 {
-    for (int i = 0; i < 2; i++) {
+    static const char *const whats[COLD_RUNS] = {
+        "cold start, caches empty:            ", "cold start, caches warm:             ",
+        "cold start, caches empty, no calibration:"};
+    for (int i = 0; i < COLD_RUNS; i++) {
         const cold_result *c = &cold[i];
-        const char *what =
-            i == 0 ? "cold start, driver caches empty:" : "cold start, driver caches warm: ";
         if (!c->ok) {
-            printf("%s failed: %s\n", what, c->error);
+            printf("%s failed: %s\n", whats[i], c->error);
             continue;
         }
         printf("%s %.0f ms from process start to the first 4K RGBA8 gauss r3 image\n"
                "    = start to main() %.1f ms + oclconv_create %.0f ms + first apply %.0f ms (%s "
-               "path, %zu program%s built)\n",
-               what, c->pre_main_ms + c->create_ms + c->first_ms, c->pre_main_ms, c->create_ms,
-               c->first_ms, c->method, c->built_first, c->built_first == 1 ? "" : "s");
+               "path, %s, %zu program%s built)\n",
+               whats[i], c->pre_main_ms + c->create_ms + c->first_ms, c->pre_main_ms,
+               c->create_ms, c->first_ms, c->method, c->choice, c->built_first,
+               c->built_first == 1 ? "" : "s");
     }
-    printf("    (each in a fresh process: this program run with --cold; POCL_CACHE_DIR and "
-           "CUDA_CACHE_PATH\n"
-           "    point at an empty folder for the first and at what it left for the second; the "
-           "fill of the\n"
-           "    test image is excluded)\n");
+    if (cold[0].ok && cold[2].ok)
+        printf("AUTO's first calibration on this device: %.0f ms (the first apply with it, less "
+               "without it)\n", cold[0].first_ms - cold[2].first_ms);
+    printf("    (each in a fresh process: this program run with --cold; POCL_CACHE_DIR, "
+           "CUDA_CACHE_PATH and\n"
+           "    OCLCONV_CALIBRATION_DIR point at an empty folder for the first and the third, at "
+           "what the\n"
+           "    first left for the second; the fill of the test image is excluded)\n");
     if (cold[1].ok || cold[0].ok) {
         const cold_result *c = cold[1].ok ? &cold[1] : &cold[0];
         printf("programs built by a second gauss r3 with a new sigma: %zu (%s); its apply took "

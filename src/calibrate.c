@@ -26,6 +26,7 @@
 #define TIMED_RUNS 3
 #define SLOWER 1.5
 #define MARGIN 0.92
+#define PRUNE_S 0.002
 
 typedef struct {
     char key[KEY_MAX];
@@ -38,7 +39,7 @@ struct oclconv__calibration {
     char path[4096]; /* the file the entries were read from; "" none */
     int loaded;
     uint64_t id;     /* identity() */
-    char who[1024];
+    char who[1200];
     entry *e;
     int n, cap;
 };
@@ -279,9 +280,10 @@ static int radius_band(int r)
     return r >= b + b / 2 ? b + b / 2 : b;
 }
 
-/* The calibration image's side for each size band, and the bands' upper
- * bounds in pixels. */
-static const int band_side[3] = {512, 1024, 2048};
+/* The calibration image's side for each size band (0.26, 2.1 and 8.4
+ * megapixels: 4K's size for the largest), and the bands' upper bounds in
+ * pixels. */
+static const int band_side[3] = {512, 1448, 2896};
 static const double band_below[2] = {1 << 19, 1 << 22};
 
 static int size_band(const oclconv__job *job)
@@ -404,9 +406,9 @@ static int make_image(oclconv_image *im, const oclconv_image *like, oclconv_type
 
 /* Times the candidate paths and writes the choice into e: the rules' path
  * unless another takes at most MARGIN of its time.  Each is first built
- * and run on a PROBE-pixel square, and one PRUNE times slower there than
- * the fastest is not timed at full size (a 97x97 2-D pass beside a box's
- * running sums would take seconds).  0 when nothing could be timed. */
+ * and run on a PROBE-pixel square, and one far slower there is not timed
+ * at full size (a 97x97 2-D pass beside a box's running sums would take
+ * seconds).  0 when nothing could be timed. */
 static int measure(oclconv_context *ctx, const oclconv__job *job, entry *e)
 {
     enum { MOST = 4, PROBE = 128, PRUNE = 4 };
@@ -432,16 +434,26 @@ static int measure(oclconv_context *ctx, const oclconv__job *job, entry *e)
         if (best[i] >= 0 && best[i] < fastest)
             fastest = best[i];
     }
-    for (int i = 0; i < n; i++)
-        if (best[i] > PRUNE * fastest)
+    /* Pruned: four times the fastest on the probe, and over PRUNE_S there
+     * (a second or more at full size).  Probe times under that are mostly
+     * launches and unfilled cores, and say little of the full size (NVIDIA
+     * H200: a 15x15 2-D filter's buffer kernel five times the tiles' on the
+     * probe, a third of their time at 4K; PoCL: a 3x3 Gaussian's fused
+     * bands four times the buffer kernel's, a third at 4K). */
+    int left = 0;
+    for (int i = 0; i < n; i++) {
+        if (best[i] > PRUNE * fastest && best[i] > PRUNE_S)
             best[i] = -1;
+        left += best[i] >= 0;
+    }
     fastest = INFINITY;
     int used = 0, w = 0;
     for (int i = 0; i < n; i++) {
         if (best[i] < 0)
             continue;
-        best[i] = time_path(ctx, job, &src[1], &dst[1], cand[i]); /* its caches warm */
-        for (int k = 0; k < TIMED_RUNS && best[i] >= 0; k++) {
+        if (left > 1) /* else nothing to compare: the probe's time stands */
+            best[i] = time_path(ctx, job, &src[1], &dst[1], cand[i]); /* its caches warm */
+        for (int k = 0; k < TIMED_RUNS && best[i] >= 0 && left > 1; k++) {
             double t = time_path(ctx, job, &src[1], &dst[1], cand[i]);
             best[i] = k == 0 || (t >= 0 && t < best[i]) ? t : best[i];
             if (best[i] > SLOWER * fastest)

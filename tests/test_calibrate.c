@@ -80,8 +80,8 @@ static char *read_text(const char *path)
 {
     FILE *f = fopen(path, "rb");
     char *text = calloc(1, 1 << 16);
-    if (f && text)
-        fread(text, 1, (1 << 16) - 1, f);
+    if (f && text && fread(text, 1, (1 << 16) - 1, f) == 0)
+        text[0] = 0;
     if (f)
         fclose(f);
     return text;
@@ -92,7 +92,7 @@ static void write_text(const char *path, const char *text, size_t len)
     FILE *f = fopen(path, "wb");
     ASSERT(f != NULL);
     if (f) {
-        fwrite(text, 1, len, f);
+        ASSERT_EQ(fwrite(text, 1, len, f), len);
         fclose(f);
     }
 }

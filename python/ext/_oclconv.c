@@ -373,6 +373,45 @@ static PyObject *context_last_method(ContextObject *self, void *closure)
     return PyUnicode_FromString(oclconv_method_name(m));
 }
 
+static PyObject *context_last_choice(ContextObject *self, void *closure)
+{
+    static const char *const names[] = {"none", "caller", "rule", "measured"};
+    (void)closure;
+    if (!check_open(self))
+        return NULL;
+    lock_context(self);
+    oclconv_choice c = self->ctx ? oclconv_last_choice(self->ctx) : OCLCONV_CHOICE_NONE;
+    PyThread_release_lock(self->lock);
+    return PyUnicode_FromString(names[(unsigned)c < 4 ? c : 0]);
+}
+
+static PyObject *context_set_calibration(ContextObject *self, PyObject *args)
+{
+    static const char *const modes[] = {"default", "on", "off", "stored", "fresh"};
+    const char *mode, *folder = NULL;
+    if (!PyArg_ParseTuple(args, "s|z:set_calibration", &mode, &folder) || !check_open(self))
+        return NULL;
+    int m = -1;
+    for (int i = 0; i < 5; i++)
+        if (strcmp(mode, modes[i]) == 0)
+            m = i;
+    if (m < 0) {
+        PyErr_Format(PyExc_ValueError,
+                     "calibration mode '%s' is not one of default, on, off, stored, fresh", mode);
+        return NULL;
+    }
+    lock_context(self);
+    oclconv_status s = OCLCONV_OK;
+    char msg[256] = "";
+    if (self->ctx && (s = oclconv_set_calibration(self->ctx, (oclconv_calibration)m, folder)) !=
+                         OCLCONV_OK)
+        snprintf(msg, sizeof msg, "%s", oclconv_errmsg(self->ctx));
+    PyThread_release_lock(self->lock);
+    if (s != OCLCONV_OK)
+        return pyoclconv_raise(s, msg);
+    Py_RETURN_NONE;
+}
+
 static PyObject *context_last_kernel_seconds(ContextObject *self, void *closure)
 {
     (void)closure;
@@ -406,6 +445,12 @@ static PyMethodDef context_methods[] = {
      "_apply(src, dst, filter, border, border_value, scale, delta, method[, region])"},
     {"_apply_batch", (PyCFunction)(void (*)(void))pyoclconv_apply_batch, METH_VARARGS,
      "_apply_batch(srcs, dsts, filter, border, border_value, scale, delta, method)"},
+    {"set_calibration", (PyCFunction)context_set_calibration, METH_VARARGS,
+     "set_calibration(mode, folder=None): how AUTO picks a path: 'on' (measure a class of\n"
+     "jobs once on this device and store the choice), 'off' (the rules), 'stored' (stored\n"
+     "choices only), 'fresh' (measure again), 'default' ($OCLCONV_CALIBRATE, else on);\n"
+     "folder: where the choices are kept (None: $OCLCONV_CALIBRATION_DIR, else\n"
+     "$XDG_CACHE_HOME/oclconv)."},
     {"close", (PyCFunction)context_close, METH_NOARGS,
      "Release the device's resources now; later calls raise ValueError."},
     {NULL, NULL, 0, NULL}};
@@ -414,6 +459,8 @@ static PyGetSetDef context_getset[] = {
     {"device_name", (getter)context_device_name, NULL, "the device's name", NULL},
     {"last_method", (getter)context_last_method, NULL,
      "the path the last successful apply took ('auto' before the first)", NULL},
+    {"last_choice", (getter)context_last_choice, NULL,
+     "how the last path was chosen: 'measured', 'rule', 'caller' or 'none'", NULL},
     {"last_kernel_seconds", (getter)context_last_kernel_seconds, NULL,
      "device time of the last successful apply's kernels", NULL},
     {"programs_built", (getter)context_programs_built, NULL,

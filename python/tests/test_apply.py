@@ -213,6 +213,29 @@ def test_closed_context():
     c.close()   # twice is fine
 
 
+def test_calibration(tmp_path):
+    """AUTO measures a class once into the folder, later contexts take it from there;
+    the test run's default (OCLCONV_CALIBRATE=off) keeps to the rules."""
+    img = random_image((40, 50, 3), "uint8", seed=9)
+    f = oclconv.Filter.gaussian(1.0)
+    with oclconv.Context() as c:
+        c.apply(img, f)
+        assert c.last_choice == "rule"
+        c.apply(img, f, method="buffer")
+        assert c.last_choice == "caller"
+        c.set_calibration("on", str(tmp_path))
+        measured = c.apply(img, f)
+        assert c.last_choice == "measured"
+        assert_matches(measured, *reference(img, f.weights), "uint8")
+        with pytest.raises(ValueError, match="not one of default, on, off"):
+            c.set_calibration("sometimes")
+    assert len(list(tmp_path.iterdir())) == 1
+    with oclconv.Context() as c:
+        c.set_calibration("stored", str(tmp_path))
+        c.apply(img, f)
+        assert c.last_choice == "measured" and c.programs_built == 1
+
+
 def test_devices_and_default_context():
     devs = oclconv.devices()
     assert devs and devs[0].startswith("0: ")
