@@ -18,6 +18,7 @@
 /* Work-items and synchronisation (6.12.1, 6.12.8). */
 size_t BI_CONST get_global_id(uint);
 size_t BI_CONST get_global_size(uint);
+size_t BI_CONST get_global_offset(uint);
 size_t BI_CONST get_local_id(uint);
 size_t BI_CONST get_local_size(uint);
 size_t BI_CONST get_group_id(uint);

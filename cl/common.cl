@@ -233,6 +233,17 @@ static inline accv_t window_taps(accv_t sum, __global const src_t *row, int v0, 
 #define BORDER_REFLECT101 4
 #define BORDER_WRAP 5
 #define BORDER_NORMALIZE 6
+/* CPU shapes: one program for CLAMP, REFLECT, REFLECT101 and WRAP, the
+ * border the launch's global offset in its third dimension (always 0 else):
+ * a value every function of the kernel can read, which the kernels consult
+ * only at the image's edges, and a quarter of the programs to build. */
+#define BORDER_FOLDS 7
+#if BORDER == BORDER_FOLDS
+#define FOLD ((int)get_global_offset(2))
+#else
+#define FOLD BORDER
+#endif
+
 /* Borders where an outside tap reads no pixel of the image. */
 #define BORDER_HAS_OUTSIDE \
     (BORDER == BORDER_ZERO || BORDER == BORDER_CONSTANT || BORDER == BORDER_NORMALIZE)
@@ -253,45 +264,46 @@ static inline int border_index(int i, int n)
 {
     if ((uint)i < (uint)n)
         return i;
-#if BORDER == BORDER_CLAMP
-    return clamp(i, 0, n - 1);
-#elif BORDER == BORDER_REFLECT
-    int once = i < 0 ? -1 - i : 2 * n - 1 - i;
+    if (FOLD == BORDER_CLAMP)
+        return clamp(i, 0, n - 1);
+    if (FOLD == BORDER_REFLECT) {
+        int once = i < 0 ? -1 - i : 2 * n - 1 - i;
 #if ONE_FOLD
-    return (int)min((uint)once, (uint)n - 1);
+        return (int)min((uint)once, (uint)n - 1);
 #else
-    if ((uint)once < (uint)n)
-        return once;
-    int m = i % (2 * n);
-    m = m < 0 ? m + 2 * n : m;
-    return m < n ? m : 2 * n - 1 - m;
+        if ((uint)once < (uint)n)
+            return once;
+        int m = i % (2 * n);
+        m = m < 0 ? m + 2 * n : m;
+        return m < n ? m : 2 * n - 1 - m;
 #endif
-#elif BORDER == BORDER_REFLECT101
-    int once = i < 0 ? -i : 2 * n - 2 - i;
+    }
+    if (FOLD == BORDER_REFLECT101) {
+        int once = i < 0 ? -i : 2 * n - 2 - i;
 #if ONE_FOLD
-    return (int)min((uint)once, (uint)n - 1);
+        return (int)min((uint)once, (uint)n - 1);
 #else
-    if (n == 1)
-        return 0;
-    if ((uint)once < (uint)n)
-        return once;
-    int m = i % (2 * n - 2);
-    m = m < 0 ? m + 2 * n - 2 : m;
-    return m < n ? m : 2 * n - 2 - m;
+        if (n == 1)
+            return 0;
+        if ((uint)once < (uint)n)
+            return once;
+        int m = i % (2 * n - 2);
+        m = m < 0 ? m + 2 * n - 2 : m;
+        return m < n ? m : 2 * n - 2 - m;
 #endif
-#elif BORDER == BORDER_WRAP
-    int once = i < 0 ? i + n : i - n;
+    }
+    if (FOLD == BORDER_WRAP) {
+        int once = i < 0 ? i + n : i - n;
 #if ONE_FOLD
-    return (int)min((uint)once, (uint)n - 1);
+        return (int)min((uint)once, (uint)n - 1);
 #else
-    if ((uint)once < (uint)n)
-        return once;
-    int m = i % n;
-    return m < 0 ? m + n : m;
+        if ((uint)once < (uint)n)
+            return once;
+        int m = i % n;
+        return m < 0 ? m + n : m;
 #endif
-#else
+    }
     return -1;
-#endif
 }
 
 /* Whether border_index()'s answer is a pixel, known at compile time for the

@@ -265,6 +265,12 @@ typedef struct {
     const char *text;
 } oclconv__cl_source;
 
+/* CPU shapes build one program for the borders that fold the image onto
+ * itself (cl/common.cl BORDER_FOLDS), the border the launch's global offset
+ * in a third dimension (oclconv__run_2d_local()): the border for those, -1
+ * for the others and for GPU shapes. */
+#define OCLCONV_BORDER_FOLDS 7
+int oclconv__fold(const oclconv__job *job);
 /* Writes the -D options every kernel understands (cl/common.cl) into buf. */
 void oclconv__common_options(oclconv_context *ctx, const oclconv__job *job, char *buf,
                              size_t size);
@@ -416,7 +422,8 @@ oclconv_status oclconv__run_region(oclconv_context *ctx, const oclconv__region *
 oclconv_status oclconv__run_2d(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
                                size_t gx, size_t gy);
 /* The same in groups of lx x ly (0 x 0: the runtime's choice). */
-oclconv_status oclconv__run_2d_local(oclconv_context *ctx, cl_kernel k, size_t gx, size_t gy,
+oclconv_status oclconv__run_2d_local(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
+                                     size_t gx, size_t gy,
                                      size_t lx, size_t ly);
 /* Sums the device time of the kernels the call enqueued into
  * ctx->last_kernel_seconds and forgets their events. */

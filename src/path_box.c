@@ -170,7 +170,7 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
         s = oclconv__args(ctx, check_k, 0, 4, sizeof io->in, &io->in, sizeof values, &values,
                           sizeof chunk, &chunk, sizeof check, &check);
         if (s == OCLCONV_OK)
-            s = oclconv__run_2d_local(ctx, check_k, (size_t)checkers, 1, group, 1);
+            s = oclconv__run_2d_local(ctx, job, check_k, (size_t)checkers, 1, group, 1);
     }
     if (s != OCLCONV_OK)
         return s;
@@ -187,7 +187,7 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
         /* A group a line of LINE - width outputs by a band. */
         size_t outs = (size_t)(line - f->width);
         if (s == OCLCONV_OK)
-            s = oclconv__run_2d_local(ctx, fused,
+            s = oclconv__run_2d_local(ctx, job, fused,
                                       ((size_t)width + outs - 1) / outs * OCLCONV_BOX_SEGMENT,
                                       bands, OCLCONV_BOX_SEGMENT, 1);
     } else if (quads) {
@@ -195,7 +195,7 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
         size_t qw = (size_t)job->local[0], qh = (size_t)job->local[1];
         size_t across = ((size_t)width + 3) / 4, tall = qh * (size_t)job->band;
         if (s == OCLCONV_OK)
-            s = oclconv__run_2d_local(ctx, fused, (across + qw - 1) / qw * qw,
+            s = oclconv__run_2d_local(ctx, job, fused, (across + qw - 1) / qw * qw,
                                       ((size_t)height + tall - 1) / tall * qh, qw, qh);
     } else if (job->fused) {
         s = oclconv__args(ctx, fused, 0, 10, sizeof io->in, &io->in, sizeof io->out, &io->out,
@@ -209,7 +209,7 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
         /* Each work-item is a long sequential walk: one a group, so the
          * few of them spread over every core. */
         if (s == OCLCONV_OK)
-            s = oclconv__run_2d_local(ctx, fused, 1, bands, 1, 1);
+            s = oclconv__run_2d_local(ctx, job, fused, 1, bands, 1, 1);
     }
     /* Two passes through tmp: the running sums on GPUs, the walks for
      * float sources.  Float rows walk OCLCONV_WALK_BAND pixels a work-item
@@ -223,7 +223,7 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
      * many pixels. */
     size_t row_groups = ((size_t)width + 2 * OCLCONV_BOX_SEGMENT - 1) / (2 * OCLCONV_BOX_SEGMENT);
     if (s == OCLCONV_OK && !job->fused)
-        s = oclconv__run_2d_local(ctx, rows, row_groups * OCLCONV_BOX_SEGMENT, (size_t)height,
+        s = oclconv__run_2d_local(ctx, job, rows, row_groups * OCLCONV_BOX_SEGMENT, (size_t)height,
                                   OCLCONV_BOX_SEGMENT, 1);
     if (s == OCLCONV_OK && !job->fused)
         s = oclconv__run_2d(ctx, job, cols, pitch / v, bands);
@@ -236,17 +236,17 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
         s = radii_args(ctx, job, walk_cols, 10);
     if (s == OCLCONV_OK && walks) {
         if (walk.outs) /* a group a line of walk.outs pixels */
-            s = oclconv__run_2d_local(ctx, walk_rows,
+            s = oclconv__run_2d_local(ctx, job, walk_rows,
                                       ((size_t)width + walk.outs - 1) / walk.outs *
                                           OCLCONV_BOX_SEGMENT,
                                       (size_t)height, OCLCONV_BOX_SEGMENT, 1);
         else if (job->cpu_shapes)
-            s = oclconv__run_2d_local(ctx, walk_rows, 1, (size_t)height, 1, 1);
+            s = oclconv__run_2d_local(ctx, job, walk_rows, 1, (size_t)height, 1, 1);
         else
             s = oclconv__run_2d(ctx, job, walk_rows, walkers, (size_t)height);
     }
     if (s == OCLCONV_OK && walks && walk.rows) /* a group a block of walk.rows x walk.cols */
-        s = oclconv__run_2d_local(ctx, walk_cols,
+        s = oclconv__run_2d_local(ctx, job, walk_cols,
                                   ((size_t)width * (size_t)job->src->channels + walk.cols - 1) /
                                       walk.cols * OCLCONV_BOX_SEGMENT,
                                   ((size_t)height + walk.rows - 1) / walk.rows,

@@ -136,7 +136,7 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
         size_t bands = ((size_t)height + (size_t)job->band - 1) / (size_t)job->band;
         if (s == OCLCONV_OK)
             s = job->fused == OCLCONV_FUSED_BANDS
-                    ? oclconv__run_2d_local(ctx, fused, (groups_x + chunks - 1) / chunks, bands,
+                    ? oclconv__run_2d_local(ctx, job, fused, (groups_x + chunks - 1) / chunks, bands,
                                             1, 1)
                     : oclconv__run_2d(ctx, job, fused, groups_x, bands);
     } else {

@@ -335,6 +335,15 @@ static int one_fold(const oclconv__job *job)
            job->filter->height / 2 <= job->src->height - edge;
 }
 
+int oclconv__fold(const oclconv__job *job)
+{
+    oclconv_border b = job->opt.border;
+    return job->cpu_shapes && (b == OCLCONV_BORDER_CLAMP || b == OCLCONV_BORDER_REFLECT ||
+                               b == OCLCONV_BORDER_REFLECT101 || b == OCLCONV_BORDER_WRAP)
+               ? (int)b
+               : -1;
+}
+
 /* The build options every kernel shares.  -w: a device compiler's warnings
  * (PoCL's on vectors wider than the CPU's registers, on loops it does not
  * unroll) would go to the application's standard error; a failed build's
@@ -353,7 +362,8 @@ void oclconv__common_options(oclconv_context *ctx, const oclconv__job *job, char
              "-DWEIGHTS_GLOBAL=%d -DVEC=%d -DROW_WINDOW=%d -DSAT_CONVERT=%d -DTAPS_BY_VALUE=%d "
              "-DONE_FOLD=%d -w",
              type_id(job->src->type), type_id(job->dst->type), job->src->channels,
-             (int)job->opt.border, radii, job->acc_double,
+             oclconv__fold(job) >= 0 ? OCLCONV_BORDER_FOLDS : (int)job->opt.border, radii,
+             job->acc_double,
              weight_bytes > ctx->facts.max_constant, job->vec,
              job->cpu_shapes ? 0 : OCLCONV_ROW_WINDOW, sat_convert(job), job->taps_by_value,
              one_fold(job));

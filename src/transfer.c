@@ -319,13 +319,15 @@ oclconv_status oclconv__taps_arg(oclconv_context *ctx, const oclconv__job *job, 
 oclconv_status oclconv__run_2d(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
                                size_t gx, size_t gy)
 {
-    return oclconv__run_2d_local(ctx, k, gx, gy, (size_t)job->local[0], (size_t)job->local[1]);
+    return oclconv__run_2d_local(ctx, job, k, gx, gy, (size_t)job->local[0],
+                                 (size_t)job->local[1]);
 }
 
-oclconv_status oclconv__run_2d_local(oclconv_context *ctx, cl_kernel k, size_t gx, size_t gy,
-                                     size_t lx, size_t ly)
+oclconv_status oclconv__run_2d_local(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
+                                     size_t gx, size_t gy, size_t lx, size_t ly)
 {
-    size_t local[2] = {lx, ly}, global[2] = {gx, gy};
+    int fold = oclconv__fold(job);
+    size_t local[3] = {lx, ly, 1}, global[3] = {gx, gy, 1}, offset[3] = {0, 0, (size_t)fold};
     const size_t *local_arg = NULL;
     if (local[0] && local[1]) {
         global[0] = (gx + local[0] - 1) / local[0] * local[0];
@@ -334,7 +336,8 @@ oclconv_status oclconv__run_2d_local(oclconv_context *ctx, cl_kernel k, size_t g
     }
     int slot = ctx->kernel_event_count;
     cl_event *event = slot < OCLCONV_MAX_EVENTS ? &ctx->kernel_events[slot] : NULL;
-    cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, global, local_arg,
+    cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, fold >= 0 ? 3 : 2,
+                                        fold >= 0 ? offset : NULL, global, local_arg,
                                         ctx->wait_count, ctx->wait_count ? ctx->wait_list : NULL,
                                         event);
     if (err == CL_SUCCESS) {
