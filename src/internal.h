@@ -265,12 +265,15 @@ typedef struct {
     const char *text;
 } oclconv__cl_source;
 
-/* CPU shapes build one program for the borders that fold the image onto
- * itself (cl/common.cl BORDER_FOLDS), the border the launch's global offset
- * in a third dimension (oclconv__run_2d_local()): the border for those, -1
- * for the others and for GPU shapes. */
+/* CPU shapes on a CPU device build one program for the borders that fold
+ * the image onto itself (cl/common.cl BORDER_FOLDS), the border the launch's
+ * global offset in a third dimension (oclconv__run_2d_local()): the border
+ * for those, -1 for the others, for GPU shapes and other devices.  On
+ * NVIDIA's OpenCL the CPU shapes (OCLCONV_TUNE=cpu) read wrong values past
+ * the edges with it, on every border and path; the cause is not found (a
+ * lone kernel there reads get_global_offset(2) right). */
 #define OCLCONV_BORDER_FOLDS 7
-int oclconv__fold(const oclconv__job *job);
+int oclconv__fold(const oclconv_context *ctx, const oclconv__job *job);
 /* Writes the -D options every kernel understands (cl/common.cl) into buf. */
 void oclconv__common_options(oclconv_context *ctx, const oclconv__job *job, char *buf,
                              size_t size);

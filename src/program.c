@@ -335,11 +335,12 @@ static int one_fold(const oclconv__job *job)
            job->filter->height / 2 <= job->src->height - edge;
 }
 
-int oclconv__fold(const oclconv__job *job)
+int oclconv__fold(const oclconv_context *ctx, const oclconv__job *job)
 {
     oclconv_border b = job->opt.border;
-    return job->cpu_shapes && (b == OCLCONV_BORDER_CLAMP || b == OCLCONV_BORDER_REFLECT ||
-                               b == OCLCONV_BORDER_REFLECT101 || b == OCLCONV_BORDER_WRAP)
+    return job->cpu_shapes && (ctx->facts.type & CL_DEVICE_TYPE_CPU) &&
+                   (b == OCLCONV_BORDER_CLAMP || b == OCLCONV_BORDER_REFLECT ||
+                    b == OCLCONV_BORDER_REFLECT101 || b == OCLCONV_BORDER_WRAP)
                ? (int)b
                : -1;
 }
@@ -362,7 +363,7 @@ void oclconv__common_options(oclconv_context *ctx, const oclconv__job *job, char
              "-DWEIGHTS_GLOBAL=%d -DVEC=%d -DROW_WINDOW=%d -DSAT_CONVERT=%d -DTAPS_BY_VALUE=%d "
              "-DONE_FOLD=%d -w",
              type_id(job->src->type), type_id(job->dst->type), job->src->channels,
-             oclconv__fold(job) >= 0 ? OCLCONV_BORDER_FOLDS : (int)job->opt.border, radii,
+             oclconv__fold(ctx, job) >= 0 ? OCLCONV_BORDER_FOLDS : (int)job->opt.border, radii,
              job->acc_double,
              weight_bytes > ctx->facts.max_constant, job->vec,
              job->cpu_shapes ? 0 : OCLCONV_ROW_WINDOW, sat_convert(job), job->taps_by_value,

@@ -326,7 +326,7 @@ oclconv_status oclconv__run_2d(oclconv_context *ctx, const oclconv__job *job, cl
 oclconv_status oclconv__run_2d_local(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
                                      size_t gx, size_t gy, size_t lx, size_t ly)
 {
-    int fold = oclconv__fold(job);
+    int fold = oclconv__fold(ctx, job);
     size_t local[3] = {lx, ly, 1}, global[3] = {gx, gy, 1}, offset[3] = {0, 0, (size_t)fold};
     const size_t *local_arg = NULL;
     if (local[0] && local[1]) {
