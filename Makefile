@@ -34,7 +34,7 @@ LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/cl_sources.o
 CL_SRC := $(sort $(wildcard cl/*.cl))
 
 # What the build needs, asked for by name rather than met by a compiler error.
-APT_HINT := sudo apt-get install build-essential pkg-config ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd libpng-dev
+APT_HINT := sudo apt-get install build-essential pkg-config ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd libpng-dev libjpeg62-turbo-dev libtiff-dev
 ifeq ($(filter clean uninstall,$(MAKECMDGOALS)),)
 ifneq ($(shell printf '\043include <CL/cl.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo yes),yes)
 $(error the OpenCL headers (CL/cl.h) are missing; on Debian or Ubuntu: $(APT_HINT))

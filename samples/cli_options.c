@@ -47,6 +47,7 @@ enum {
     OPT_OUTPUT_DIR,
     OPT_PNG_LEVEL,
     OPT_PNG_FILTER,
+    OPT_QUALITY,
     OPT_VERBOSE,
     OPT_HELP,
     OPT_VERSION,
@@ -75,15 +76,16 @@ static const struct {
     [OPT_OUTPUT_DIR] = {"output-dir", 'o', 1},
     [OPT_PNG_LEVEL] = {"png-level", 0, 1},
     [OPT_PNG_FILTER] = {"png-filter", 0, 1},
+    [OPT_QUALITY] = {"quality", 0, 1},
     [OPT_VERBOSE] = {"verbose", 'v', 0},
     [OPT_HELP] = {"help", 'h', 0},
     [OPT_VERSION] = {"version", 'V', 0},
 };
 void cli_usage(FILE *out)
 {
-    fputs("Usage: oclconv [OPTION]... INPUT.png OUTPUT.png\n"
-          "  or:  oclconv [OPTION]... -o DIR INPUT.png...\n"
-          "Filter PNG images by convolution on an OpenCL device.\n"
+    fputs("Usage: oclconv [OPTION]... INPUT OUTPUT\n"
+          "  or:  oclconv [OPTION]... -o DIR INPUT...\n"
+          "Filter PNG, JPEG and TIFF images by convolution on an OpenCL device.\n"
           "\n"
           "Filter:\n"
           "  -f, --filter NAME     gaussian (default), box, sharpen, emboss, laplacian,\n"
@@ -98,7 +100,8 @@ void cli_usage(FILE *out)
           "                        '#' starts a comment\n"
           "      --scale S         output = S * weighted sum + D; default 1\n"
           "      --delta D         default 0, but mid-grey (128; 32768 for 16-bit\n"
-          "                        images) for filters whose weights sum to 0\n"
+          "                        images, 0.5 for float TIFFs) for filters whose\n"
+          "                        weights sum to 0\n"
           "                        (laplacian, sobel-x, sobel-y, such custom kernels),\n"
           "                        so that negative responses show darker than grey;\n"
           "                        --delta 0 clips them to black\n"
@@ -130,6 +133,9 @@ void cli_usage(FILE *out)
             "      --png-filter F    the row filters libpng tries: none, sub, up,\n"
             "                        average, paeth or all; default %s\n",
             CLI_PNG_LEVEL, png_io_filter_names[CLI_PNG_FILTER]);
+    fprintf(out,
+            "      --quality N       JPEG outputs' quality, 1 to 100; default %d\n",
+            IMAGE_IO_JPEG_QUALITY);
     fputs("                        (on photographs, files 6 % larger than libpng's own\n"
           "                        6 and all make, written about 3 times as fast)\n"
           "  -v, --verbose         print the device, the kernel path and timings\n"
@@ -140,12 +146,18 @@ void cli_usage(FILE *out)
           "device or FIFO is written into; any other output goes through a\n"
           "temporary file and a rename, keeping an old file's permissions.\n"
           "\n"
-          "Any PNG is read; the output keeps the input's bit depth (8 or 16) and\n"
-          "channels (a palette becomes RGB, or RGBA with transparency).  Colour in\n"
-          "images with alpha is filtered premultiplied by alpha, so that transparent\n"
-          "pixels do not bleed into visible ones; alpha is filtered with the weights\n"
-          "scaled to sum to 1, and --scale and --delta apply to colour only.  For\n"
-          "filters whose weights sum to 0, alpha is kept as it is.\n"
+          "An input's format comes from its content: any PNG; baseline and\n"
+          "progressive JPEG (turned as its EXIF orientation says); TIFF of 8 or\n"
+          "16 bits or 32-bit float (filtered as float, nominally 0 to 1).  An\n"
+          "output's comes from its extension: .jpg or .jpeg, .tif or .tiff, else\n"
+          "PNG.  The output keeps the input's bit depth and channels where its\n"
+          "format can (JPEG: 8 bits, no alpha; PNG: float becomes 16 bits; a\n"
+          "palette becomes RGB, or RGBA with transparency), and its ICC profile.\n"
+          "\n"
+          "Colour in images with alpha is filtered premultiplied by alpha, so that\n"
+          "transparent pixels do not bleed into visible ones; alpha is filtered\n"
+          "with the weights scaled to sum to 1, and --scale and --delta apply to\n"
+          "colour only.  For filters whose weights sum to 0, alpha is kept as it is.\n"
           "\n"
           "Exit status: 0 all written, 1 a file failed, 2 usage error.\n",
           out);
@@ -359,6 +371,15 @@ static int set_option(cli_options *o, int id, const char *value)
                                    "all)", name, value);
         o->png.filter = (png_io_filter)i;
         return 0;
+    case OPT_QUALITY: {
+        char *end;
+        errno = 0;
+        long q = strtol(value, &end, 10);
+        if (end == value || *end || errno || q < 1 || q > 100)
+            return cli_usage_error("--%s: '%s' is not a quality from 1 to 100", name, value);
+        o->quality = (int)q;
+        return 0;
+    }
     case OPT_VERBOSE:
         o->verbose = 1;
         return 0;
@@ -408,6 +429,7 @@ int cli_parse_args(int argc, char **argv, cli_options *o)
     o->premultiply = 1;
     o->png.level = CLI_PNG_LEVEL;
     o->png.filter = CLI_PNG_FILTER;
+    o->quality = IMAGE_IO_JPEG_QUALITY;
     oclconv_options_init(&o->conv);
     o->operands = malloc((size_t)argc * sizeof *o->operands);
     if (!o->operands)

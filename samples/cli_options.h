@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "oclconv.h"
-#include "png_io.h"
+#include "image_io.h"
 
 /* PNG outputs' compression unless --png-level and --png-filter say
  * otherwise.  On three 4000x3000 RGB photographs, Gaussian sigma 2 on
@@ -57,7 +57,8 @@ typedef struct {
     const char *device;
     const char *out_dir;
     int premultiply, verbose, list_devices, help, version;
-    png_io_settings png;  /* how outputs are compressed */
+    png_io_settings png;  /* how PNG outputs are compressed */
+    int quality;          /* JPEG outputs' quality, 1-100 */
     char **operands;      /* from malloc; the strings are argv's */
     int n_operands;
 } cli_options;

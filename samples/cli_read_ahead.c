@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "image_io.h"
+
 void read_input(const char *in, const char *out, read_result *res)
 {
     struct stat in_st, out_st;
@@ -32,7 +34,7 @@ void read_input(const char *in, const char *out, read_result *res)
         (strcmp(out, "-") == 0 ? fstat(STDOUT_FILENO, &out_st) : stat(out, &out_st)) == 0 &&
         in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
         snprintf(res->why, sizeof res->why, "input and output are the same file (%s)", out);
-    } else if (png_io_read(fp, &res->pic, res->why, sizeof res->why) == 0) {
+    } else if (image_io_read(fp, &res->pic, res->why, sizeof res->why) == 0) {
         res->status = 0;
     }
     if (!from_stdin)

@@ -1,7 +1,7 @@
 /*
  * The command's inputs, read and decoded one ahead: a thread decodes input
  * i + 1 while the caller filters and writes input i, so that on a 2-core
- * machine libpng's decoding of one photograph overlaps the encoding of the
+ * machine the decoding of one photograph overlaps the encoding of the
  * one before.  Results come back in the inputs' order and nothing here
  * prints: the caller reports each file's failure in turn.
  */

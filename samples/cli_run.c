@@ -73,21 +73,32 @@ static double seconds_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The value of full intensity (and of opaque alpha).  Float pictures (from
+ * TIFF) are taken to span 0 to 1, as float TIFFs conventionally do; values
+ * outside stay as they are. */
 static double unit_max(oclconv_type t)
 {
-    return t == OCLCONV_U16 ? 65535.0 : 255.0;
+    return t == OCLCONV_F32 ? 1.0 : t == OCLCONV_U16 ? 65535.0 : 255.0;
 }
 
 static double get_value(const oclconv_image *img, size_t i)
 {
-    return img->type == OCLCONV_U16 ? ((const uint16_t *)img->data)[i]
-                                    : ((const uint8_t *)img->data)[i];
+    switch (img->type) {
+    case OCLCONV_F32: return ((const float *)img->data)[i];
+    case OCLCONV_U16: return ((const uint16_t *)img->data)[i];
+    default: return ((const uint8_t *)img->data)[i];
+    }
 }
 
-/* Rounds half to even and saturates, as the library does for integers. */
+/* Rounds half to even and saturates, as the library does for integers;
+ * floats are stored as they come, as the library stores them. */
 static void put_value(oclconv_image *img, size_t i, double v)
 {
     double hi = unit_max(img->type);
+    if (img->type == OCLCONV_F32) {
+        ((float *)img->data)[i] = (float)v;
+        return;
+    }
     v = nearbyint(v);
     v = v > 0 ? (v < hi ? v : hi) : 0; /* NaN too becomes 0 */
     if (img->type == OCLCONV_U16)
@@ -200,8 +211,11 @@ out:
 static int filter_image(run_state *r, oclconv_image *img, char *why, size_t why_size)
 {
     oclconv_options o = r->opt->conv;
+    /* Mid-grey: half of unit_max(), rounded up for integers as is usual. */
     if (!r->opt->delta_given && r->zero_sum)
-        o.delta = img->type == OCLCONV_U16 ? 32768.0f : 128.0f;
+        o.delta = img->type == OCLCONV_F32   ? 0.5f
+                  : img->type == OCLCONV_U16 ? 32768.0f
+                                             : 128.0f;
     if (r->opt->premultiply && (img->channels == 2 || img->channels == 4))
         return filter_premultiplied(r, img, &o, why, why_size);
 
@@ -281,10 +295,12 @@ static int process_file(run_state *r, const char *in, const char *out, read_resu
         if (r->batch)
             fprintf(stderr, "[%d/%d] ", r->done + 1, r->total);
         fprintf(stderr,
-                "%s -> %s: %dx%d %s %d-bit%s, %s %dx%d, %s path%s, kernels %.2f ms, "
+                "%s -> %s: %dx%d %s %s%s, %s %dx%d, %s path%s, kernels %.2f ms, "
                 "filter %.1f ms%s, total %.1f ms\n",
                 in, out, pic.image.width, pic.image.height, layout_name(pic.image.channels),
-                pic.image.type == OCLCONV_U16 ? 16 : 8,
+                pic.image.type == OCLCONV_F32   ? "float"
+                : pic.image.type == OCLCONV_U16 ? "16-bit"
+                                                : "8-bit",
                 alpha ? (r->opt->premultiply ? " (premultiplied)" : " (straight)") : "",
                 cli_filter_names[r->opt->kernel || r->opt->kernel_file ? FILTER_CUSTOM
                                                                    : r->opt->filter],
@@ -432,7 +448,7 @@ int cli_run(const cli_options *o)
         return EXIT_USAGE;
     }
 
-    output_file_init(&o->png);
+    output_file_init(&(image_io_settings){o->png, o->quality});
 
     if (o->out_dir && mkdir(o->out_dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "%s: %s: cannot make the folder: %s\n", cli_program, o->out_dir,

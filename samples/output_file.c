@@ -91,11 +91,11 @@ char *output_join_path(const char *dir, const char *name)
 }
 
 static mode_t file_mode; /* of new files: 0666 less the umask */
-static png_io_settings compression;
+static image_io_settings settings;
 
-void output_file_init(const png_io_settings *set)
+void output_file_init(const image_io_settings *set)
 {
-    compression = *set;
+    settings = *set;
     mode_t mask = umask(0);
     umask(mask);
     file_mode = 0666 & ~mask;
@@ -112,10 +112,11 @@ static int say(char *why, size_t why_size, const char *fmt, ...)
     return -1;
 }
 
-/* Writes pic to fp and closes it. */
-static int write_stream(FILE *fp, const png_io_picture *pic, char *why, size_t why_size)
+/* Writes pic to fp as `format` and closes it. */
+static int write_stream(FILE *fp, image_io_format format, const png_io_picture *pic, char *why,
+                        size_t why_size)
 {
-    int rc = png_io_write(fp, pic, &compression, why, why_size);
+    int rc = image_io_write(fp, format, pic, &settings, why, why_size);
     if (fclose(fp) != 0 && rc == 0)
         rc = say(why, why_size, "write error: %s", strerror(errno));
     return rc;
@@ -126,27 +127,29 @@ static int write_stream(FILE *fp, const png_io_picture *pic, char *why, size_t w
  * Opening a FIFO waits for its reader. */
 static int write_into(const char *out, const png_io_picture *pic, char *why, size_t why_size)
 {
+    const image_io_format format = image_io_format_of_name(out);
     int fd = open(out, O_WRONLY | O_NOCTTY);
     FILE *fp;
     if (fd < 0)
         return say(why, why_size, "%s", strerror(errno));
     if (isatty(fd)) {
         close(fd);
-        return say(why, why_size, "a terminal: PNG data is not written to terminals");
+        return say(why, why_size, "a terminal: %s data is not written to terminals",
+                   image_io_format_names[format]);
     }
     fp = fdopen(fd, "wb");
     if (!fp) {
         close(fd);
         return say(why, why_size, "%s", strerror(errno));
     }
-    return write_stream(fp, pic, why, why_size);
+    return write_stream(fp, format, pic, why, why_size);
 }
 
 static int write_stdout(const png_io_picture *pic, char *why, size_t why_size)
 {
     if (isatty(STDOUT_FILENO))
         return say(why, why_size, "standard output is a terminal: redirect it or name a file");
-    return png_io_write(stdout, pic, &compression, why, why_size);
+    return image_io_write(stdout, IMAGE_IO_PNG, pic, &settings, why, why_size);
 }
 
 /* The new file takes the old one's permissions, and its owner and group
@@ -189,9 +192,10 @@ static int temp_name(const char *target, const char *base, size_t dir_len)
 }
 
 /* Writes a temporary file beside `target` and renames it over the target;
- * `old` is the target's status, NULL when there is none. */
-static int replace_file(const char *target, const struct stat *old, const png_io_picture *pic,
-                        char *why, size_t why_size)
+ * `old` is the target's status, NULL when there is none.  The format is
+ * that of `named`, the name given (a link's, not its target's). */
+static int replace_file(const char *target, const char *named, const struct stat *old,
+                        const png_io_picture *pic, char *why, size_t why_size)
 {
     const char *base = output_base_name(target);
     size_t dir_len = (size_t)(base - target);
@@ -220,7 +224,7 @@ static int replace_file(const char *target, const struct stat *old, const png_io
         rc = say(why, why_size, "%s", strerror(errno));
         close(fd);
     } else {
-        rc = write_stream(fp, pic, why, why_size);
+        rc = write_stream(fp, image_io_format_of_name(named), pic, why, why_size);
     }
     if (rc == 0) {
         block_signals(1);
@@ -243,7 +247,7 @@ int output_file_write(const char *out, const png_io_picture *pic, char *why, siz
     if (lstat(out, &st) != 0) {
         if (errno != ENOENT)
             return say(why, why_size, "%s", strerror(errno));
-        return replace_file(out, NULL, pic, why, why_size);
+        return replace_file(out, out, NULL, pic, why, why_size);
     }
     const int is_link = S_ISLNK(st.st_mode);
     if (is_link && stat(out, &st) != 0) {
@@ -258,14 +262,14 @@ int output_file_write(const char *out, const png_io_picture *pic, char *why, siz
     if (!S_ISREG(st.st_mode))
         return say(why, why_size, "not a regular file, a character device or a FIFO");
     if (!is_link)
-        return replace_file(out, &st, pic, why, why_size);
+        return replace_file(out, out, &st, pic, why, why_size);
 
     /* A symbolic link is followed: the file it names is replaced, in its
      * own folder, and the link stays. */
     char *target = realpath(out, NULL);
     if (!target)
         return say(why, why_size, "%s", strerror(errno));
-    int rc = replace_file(target, &st, pic, why, why_size);
+    int rc = replace_file(target, out, &st, pic, why, why_size);
     free(target);
     return rc;
 }

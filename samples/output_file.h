@@ -15,14 +15,15 @@
 
 #include <stddef.h>
 
-#include "png_io.h"
+#include "image_io.h"
 
 /* Reads the umask for new files, installs the signal handlers and takes
- * the compression every file gets; once, before the first
+ * the compression and quality every file gets; once, before the first
  * output_file_write(). */
-void output_file_init(const png_io_settings *set);
+void output_file_init(const image_io_settings *set);
 
-/* Writes pic as the PNG file `out`.
+/* Writes pic as the file `out`, in the format its extension names (PNG
+ * for standard output and any other name; see image_io.h).
  * @return 0, or -1 with a one-line reason in `why` (nothing is left behind). */
 int output_file_write(const char *out, const png_io_picture *pic, char *why, size_t why_size);
 

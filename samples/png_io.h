@@ -29,7 +29,8 @@
  * that a filtered copy looks like the original (gAMA, cHRM, sRGB, iCCP) and
  * prints at the same size (pHYs). */
 typedef struct {
-    oclconv_image image; /* packed; data from malloc; U8 or U16, 1..4 channels */
+    oclconv_image image; /* packed; data from malloc; 1..4 channels; U8 or U16 (F32 from
+                          * a float TIFF, see image_io.h) */
     int has_gama;
     long gama;           /* gamma * 100000 */
     int has_chrm;
@@ -37,9 +38,12 @@ typedef struct {
     int has_srgb, srgb_intent;
     int has_phys, phys_unit;
     unsigned long phys_x, phys_y;
-    char *iccp_name;     /* from malloc, NULL when there is no iCCP chunk */
+    char *iccp_name;     /* from malloc, NULL when there is no iCCP chunk; the JPEG and
+                          * TIFF readers leave it NULL, image_io.c names the profile */
     unsigned char *iccp; /* the profile, from malloc */
     size_t iccp_size;
+    int orientation;     /* JPEG (EXIF) and TIFF: how the stored pixels are turned, 1-8
+                          * as in EXIF; image_io_read() applies it and sets 1; 0 as 1 */
     char warning[200];   /* what reading dropped, for the caller to say; "" */
 } png_io_picture;
 

@@ -3,18 +3,27 @@
 # LDLIBS_CL, TESTS, BINDIR, MANDIR and DESTDIR.
 
 SAMPLES_CFLAGS = $(ALL_CFLAGS) -Iinclude -Isamples
+IMAGE_IO_SRC := samples/image_io.c samples/png_io.c samples/jpeg_io.c samples/tiff_io.c
+IMAGE_IO_HDR := samples/image_io.h samples/png_io.h samples/jpeg_io.h samples/tiff_io.h
 CLI_SRC := samples/oclconv.c samples/cli_options.c samples/cli_run.c samples/cli_read_ahead.c \
-    samples/output_file.c samples/png_io.c samples/kernel_text.c
-CLI_HDR := samples/cli_options.h samples/cli_run.h samples/cli_read_ahead.h samples/output_file.h samples/png_io.h \
-    samples/kernel_text.h include/oclconv.h
+    samples/output_file.c samples/kernel_text.c $(IMAGE_IO_SRC)
+CLI_HDR := samples/cli_options.h samples/cli_run.h samples/cli_read_ahead.h samples/output_file.h \
+    samples/kernel_text.h include/oclconv.h $(IMAGE_IO_HDR)
 LDLIBS_PNG := -lpng
+LDLIBS_IMAGE := -lpng -ljpeg -ltiff
 
 all: $(BUILD)/oclconv $(BUILD)/blur_example
 
 $(BUILD)/oclconv: $(CLI_SRC) $(CLI_HDR) $(LIB_A) | $(BUILD)
 	@printf '\043include <png.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 || \
 	    { echo "the oclconv command needs libpng; on Debian or Ubuntu: $(APT_HINT)"; exit 1; }
-	$(CC) $(SAMPLES_CFLAGS) $(LDFLAGS) -o $@ $(CLI_SRC) $(LIB_A) $(LDLIBS_PNG) $(LDLIBS_CL)
+	@printf '\043include <stdio.h>\n\043include <jpeglib.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 || \
+	    { echo "the oclconv command needs libjpeg (libjpeg62-turbo-dev); on Debian or Ubuntu:" \
+	        "$(APT_HINT)"; exit 1; }
+	@printf '\043include <tiffio.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 || \
+	    { echo "the oclconv command needs libtiff (libtiff-dev); on Debian or Ubuntu: $(APT_HINT)"; \
+	        exit 1; }
+	$(CC) $(SAMPLES_CFLAGS) $(LDFLAGS) -o $@ $(CLI_SRC) $(LIB_A) $(LDLIBS_IMAGE) $(LDLIBS_CL)
 
 # The README's example, built here so that it keeps compiling.
 $(BUILD)/blur_example: samples/blur_example.c include/oclconv.h $(LIB_A) | $(BUILD)
@@ -25,16 +34,18 @@ $(BUILD)/contact_sheet: samples/contact_sheet.c samples/png_io.c samples/png_io.
 	    $(LDLIBS_PNG) -lm
 
 # The command's tests (tests/test_cli*.c) share a harness that runs it and
-# test pictures written with libpng.  This static pattern rule overrides the
-# top Makefile's pattern rule for them: they also need libpng, the command's
-# PNG and kernel-text code, and the command itself.
+# test pictures written with libpng, libjpeg and libtiff.  This static
+# pattern rule overrides the top Makefile's pattern rule for them: they also
+# need those libraries, the command's image and kernel-text code, and the
+# command itself.
 CLI_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_cli*.c))
-CLI_TEST_SRC := tests/cli_harness.c tests/cli_pictures.c samples/png_io.c samples/kernel_text.c
+CLI_TEST_SRC := tests/cli_harness.c tests/cli_pictures.c tests/cli_formats.c $(IMAGE_IO_SRC) \
+    samples/kernel_text.c
 
 $(CLI_TESTS): $(BUILD)/tests/%: tests/%.c $(CLI_TEST_SRC) tests/cli_harness.h $(CLI_HDR) \
         $(TEST_COMMON) $(TEST_HDR) $(LIB_A) $(BUILD)/oclconv | $(BUILD)/tests
 	$(CC) $(ALL_CFLAGS) -Werror -Iinclude -Itests -Isamples $(LDFLAGS) -o $@ $< \
-	    $(CLI_TEST_SRC) $(TEST_COMMON) $(LIB_A) $(LDLIBS_PNG) -lz $(LDLIBS_CL)
+	    $(CLI_TEST_SRC) $(TEST_COMMON) $(LIB_A) $(LDLIBS_IMAGE) -lz $(LDLIBS_CL)
 
 DEMO_INPUT := samples/data/astronaut.png
 DEMO_FILTERS := gaussian box sharpen emboss laplacian sobel-x sobel-y

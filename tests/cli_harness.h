@@ -1,8 +1,8 @@
 /*
  * What the oclconv command's test programs share: running the command and
- * capturing what it prints (cli_harness.c), and test pictures of every PNG
+ * capturing what it prints (cli_harness.c), test pictures of every PNG
  * colour type and bit depth with what the command must make of them
- * (cli_pictures.c).
+ * (cli_pictures.c), and JPEG and TIFF ones (cli_formats.c).
  *
  * The command is $OCLCONV_CLI, else $OCLCONV_BUILD/oclconv, else
  * build/oclconv; scratch files go to $OCLCONV_BUILD/tests/<name>.  Nothing
@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "oclconv.h"
+#include "png_io.h"
 #include "test.h"
 
 enum { W = 23, H = 17 }; /* odd sizes, smaller than some filters are wide */
@@ -129,6 +130,40 @@ weights weights_of(oclconv_status st, oclconv_filter **made);
  * @return 0, or -1 with the first difference in `why`. */
 int output_differs(const char *path, const picture *p, const weights *k,
                    const oclconv_options *opt, int premultiplied, char *why, size_t why_size);
+
+/* ====== JPEG and TIFF pictures (cli_formats.c) ======================= */
+
+enum { TIFF_SEPARATE = 1, TIFF_TILED = 2, TIFF_DEFLATE = 4, TIFF_MINISWHITE = 8 };
+typedef struct {
+    const char *name;
+    int channels;      /* the last of 2 or 4 is unassociated alpha */
+    oclconv_type type; /* 8, 16 bits or 32-bit float */
+    int flags;         /* TIFF_*: how the file stores them */
+} tiff_case;
+
+enum { N_TIFF_CASES = 13 };
+extern const tiff_case tiff_cases[N_TIFF_CASES];
+/* Their pictures (only `decoded` is set): in/<name>.tif. */
+extern picture tiff_pictures[N_TIFF_CASES];
+/* 64x48 photographs, gray and RGB, written with libjpeg at quality 90 as
+ * in/j-gray.jpg and in/j-rgb.jpg, and decoded back with libjpeg. */
+extern picture jpeg_pictures[2];
+
+/* Writes every TIFF and JPEG picture into in/. */
+void cli_formats_make(void);
+void cli_formats_free(void);
+int tiff_case_index(const char *name);
+/* img as a TIFF, stored as `flags` says. */
+void write_tiff(const char *path, const oclconv_image *img, int flags);
+/* img (U8, 1 or 3 channels) as a JPEG, with an EXIF orientation (0: no
+ * EXIF) and an ICC profile (NULL: none). */
+void write_jpeg(const char *path, const oclconv_image *img, int quality, int orientation,
+                const unsigned char *icc, size_t icc_size);
+/* A JPEG decoded by libjpeg with its defaults: no EXIF orientation. */
+picture decode_jpeg(const char *path);
+/* An output read with the command's reader, whatever its format.
+ * @return 0, or -1 after saying why on stderr. */
+int read_output(const char *path, png_io_picture *pic);
 
 #define CHECK_OUTPUT(path, p, k, opt, premultiplied)                              \
     do {                                                                         \

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <setjmp.h>
 
-#include "png_io.h"
+#include "image_io.h"
 #include "reference.h"
 #include "util.h"
 
@@ -192,21 +192,28 @@ weights weights_of(oclconv_status st, oclconv_filter **made)
     return k;
 }
 
+/* Float pictures (TIFF) span 0 to 1, as the command takes them. */
 static double type_max(oclconv_type t)
 {
-    return t == OCLCONV_U16 ? 65535 : 255;
+    return t == OCLCONV_F32 ? 1 : t == OCLCONV_U16 ? 65535 : 255;
 }
 
 static double sample(const oclconv_image *img, size_t i)
 {
-    return img->type == OCLCONV_U16 ? ((const uint16_t *)img->data)[i]
-                                    : ((const uint8_t *)img->data)[i];
+    switch (img->type) {
+    case OCLCONV_F32: return ((const float *)img->data)[i];
+    case OCLCONV_U16: return ((const uint16_t *)img->data)[i];
+    default: return ((const uint8_t *)img->data)[i];
+    }
 }
 
 /* Whether integer `got` is what rounding (half to even) and saturating a
- * value within `err` of `exact` can give. */
+ * value within `err` of `exact` can give; for floats (hi 1), whether it is
+ * within `err` and float rounding of `exact`. */
 static int within(double got, double exact, double err, double hi)
 {
+    if (hi == 1)
+        return fabs(got - exact) <= err + 1e-6 * (fabs(exact) + 1e-3);
     double lo_v = ceil(exact - err - 1e-3 - 0.5), hi_v = floor(exact + err + 1e-3 + 0.5);
     lo_v = lo_v < 0 ? 0 : lo_v > hi ? hi : lo_v;
     hi_v = hi_v < 0 ? 0 : hi_v > hi ? hi : hi_v;
@@ -337,7 +344,7 @@ int output_differs(const char *path, const picture *p, const weights *k,
         snprintf(why, why_size, "%s: %s", path, strerror(errno));
         return -1;
     }
-    int rc = png_io_read(fp, &out, detail, sizeof detail);
+    int rc = image_io_read(fp, &out, detail, sizeof detail);
     fclose(fp);
     if (rc) {
         snprintf(why, why_size, "%s: %s", path, detail);

@@ -27,10 +27,10 @@ static void test_bad_files(void)
                  "No such file");
     write_all(at("text.png"), "hello, world\n", 13);
     ASSERT_FAILS(cli(at("text.png"), at("fail/x.png"), (char *)NULL), 1, "text.png",
-                 "not a PNG file");
+                 "not a PNG, JPEG or TIFF file");
     write_all(at("empty.png"), "", 0);
     ASSERT_FAILS(cli(at("empty.png"), at("fail/x.png"), (char *)NULL), 1, "empty.png",
-                 "not a PNG file");
+                 "not a PNG, JPEG or TIFF file");
     write_all(at("half.png"), png, len / 2);
     ASSERT_FAILS(cli(at("half.png"), at("fail/x.png"), (char *)NULL), 1, "half.png",
                  "truncated");
@@ -323,7 +323,7 @@ static void test_batch_with_failure(void)
     ASSERT(exists(at("out-batch/gray8.png")));
     ASSERT(exists(at("out-batch/rgb8.png")));
     ASSERT(!exists(at("out-batch/text.png")));
-    ASSERT_CONTAINS(cli_err, "text.png: not a PNG file");
+    ASSERT_CONTAINS(cli_err, "text.png: not a PNG, JPEG or TIFF file");
     ASSERT_CONTAINS(cli_err, "would replace that of"); /* gray8.png given twice */
     ASSERT_CONTAINS(cli_err, "2 of 4 files failed");
 }

@@ -1,13 +1,14 @@
-# libFuzzer targets for the input the command takes from strangers: PNG files,
-# kernel text (--kernel, --kernel-file) and device specs (OCLCONV_DEVICE).
+# libFuzzer targets for the input the command takes from strangers: PNG, JPEG
+# and TIFF files, kernel text (--kernel, --kernel-file) and device specs (OCLCONV_DEVICE).
 # Included by the top Makefile, which defines BUILD, CC, ALL_CFLAGS, LIB_A,
 # LDLIBS_CL, CL_SRC and the rule for $(BUILD)/cl_sources.c.
 #
 # Everything is built with clang into $(BUILD)/fuzz/, apart from the normal
 # build: the library objects there carry the sanitizers and the coverage
 # instrumentation, and never end up in $(LIB_A).
-#   make fuzz                     build the three targets and run each FUZZ_SECONDS
-#   make fuzz-png                 one of them (also fuzz-kernel_text, fuzz-device_spec)
+#   make fuzz                     build the five targets and run each FUZZ_SECONDS
+#   make fuzz-png                 one of them (also fuzz-jpeg, fuzz-tiff, fuzz-kernel_text,
+#                                 fuzz-device_spec)
 #   make fuzz-build               only build them
 # A target runs on a working copy of its seeds in $(BUILD)/fuzz/corpus/<name>/,
 # which keeps what it learns from one run to the next; what it finds lands in
@@ -22,7 +23,7 @@ FUZZ_FLAGS ?=
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS = $(ALL_CFLAGS) -O1 -g $(FUZZ_SAN)
 FUZZ_DIR := $(BUILD)/fuzz
-FUZZ_NAMES := png kernel_text device_spec
+FUZZ_NAMES := png jpeg tiff kernel_text device_spec
 FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
 FUZZ_LIB := $(FUZZ_DIR)/liboclconv.a
 FUZZ_LIB_OBJ := $(LIB_SRC:src/%.c=$(FUZZ_DIR)/obj/%.o) $(FUZZ_DIR)/obj/cl_sources.o
@@ -33,7 +34,7 @@ FUZZ_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 
 .PHONY: fuzz fuzz-build $(FUZZ_NAMES:%=fuzz-%)
 
-## fuzz: build the libFuzzer targets (PNG reader, kernel text, device spec) with clang and run each FUZZ_SECONDS (60)
+## fuzz: build the libFuzzer targets (PNG, JPEG and TIFF readers, kernel text, device spec) with clang and run each FUZZ_SECONDS (60)
 fuzz: fuzz-build
 	@for t in $(FUZZ_NAMES); do $(MAKE) --no-print-directory fuzz-$$t || exit 1; done
 
@@ -67,6 +68,15 @@ $(FUZZ_DIR)/fuzz_png: tests/fuzz/fuzz_png.c samples/png_io.c samples/png_io.h \
         include/oclconv.h | $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Iinclude -Isamples -o $@ $< samples/png_io.c \
 	    -lpng -lz
+
+# The JPEG and TIFF readers through the command's dispatcher, which also
+# takes PNG: all four image files go in.
+FUZZ_IMAGE_SRC := samples/image_io.c samples/png_io.c samples/jpeg_io.c samples/tiff_io.c
+$(FUZZ_DIR)/fuzz_jpeg $(FUZZ_DIR)/fuzz_tiff: $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c \
+        tests/fuzz/fuzz_image.h $(FUZZ_IMAGE_SRC) $(FUZZ_IMAGE_SRC:.c=.h) include/oclconv.h \
+        | $(FUZZ_DIR)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Iinclude -Isamples -Itests/fuzz -o $@ $< \
+	    $(FUZZ_IMAGE_SRC) -lpng -ljpeg -ltiff -lz -lm -lpthread
 
 $(FUZZ_DIR)/fuzz_kernel_text: tests/fuzz/fuzz_kernel_text.c samples/kernel_text.c \
         samples/kernel_text.h | $(FUZZ_DIR)

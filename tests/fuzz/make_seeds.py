@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """Writes the seed corpus of the fuzz targets into tests/fuzz/corpus/.
 
-The PNG seeds are built from zlib and struct alone: every colour type and bit
-depth the format allows, interlaced and not, with the colour chunks the reader
-keeps, plus a few damaged files.  Run it from the repository root; the output
-is deterministic, so re-running it changes nothing that is committed.
+The PNG and TIFF seeds are built from zlib and struct alone: every PNG colour
+type and bit depth, interlaced and not, with the colour chunks the reader
+keeps; TIFFs of 8, 16 bits and float, gray to RGBA, in strips, tiles and
+planes, raw and Deflate, with an orientation and an ICC profile; plus a few
+damaged files of each.  The JPEG seeds need Pillow (Debian's python3-pil):
+baseline, progressive, gray, 4:4:4, EXIF orientation, an ICC profile,
+restart markers.  Run it from the repository root; the PNG and TIFF output is
+deterministic, so re-running it changes none of it, and the JPEG output is as
+long as Pillow's libjpeg stays the same.
 """
 import os
 import struct
@@ -113,6 +118,119 @@ def png_seeds():
     write("png", "not_png.txt", "P5 2 2 255\n")
 
 
+def tiff(width, height, spp=1, bps=8, fmt=1, photometric=None, planar=1, compression=1,
+         tile=None, extra=(), orientation=1, icc=b"", big_endian=False):
+    """A TIFF of one image whose samples are a small gradient."""
+    e = ">" if big_endian else "<"
+    photometric = (2 if spp >= 3 else 1) if photometric is None else photometric
+    size = bps // 8 if bps >= 8 else 1
+    code = {(1, 8): "B", (1, 16): "H", (3, 32): "f"}.get((fmt, bps), "B")
+    planes = spp if planar == 2 else 1
+    per = 1 if planar == 2 else spp
+    tw, th = tile if tile else (width, height)
+    blocks = []
+    for _ in range(planes):
+        for ty in range(0, height, th):
+            for tx in range(0, width, tw):
+                vals = []
+                for y in range(th):
+                    for x in range(tw):
+                        for c in range(per):
+                            v = ((tx + x) * 37 + (ty + y) * 11 + c * 50) & 0xFF
+                            vals.append(v / 255.0 if code == "f" else v * (257 if bps == 16 else 1))
+                raw = struct.pack(e + code * len(vals), *vals) if bps >= 8 else \
+                    bytes(((v >> 4) & 0xF) | 0xA0 for v in vals[: (len(vals) * bps + 7) // 8])
+                blocks.append(zlib.compress(raw) if compression == 8 else raw)
+    entries = [(256, 4, [width]), (257, 4, [height]), (258, 3, [bps] * spp),
+               (259, 3, [compression]), (262, 3, [photometric]), (274, 3, [orientation]),
+               (277, 3, [spp]), (284, 3, [planar]), (339, 3, [fmt] * spp)]
+    if photometric == 3:
+        n = 1 << bps
+        entries.append((320, 3, [(i * 9000) & 0xFFFF for i in range(3 * n)]))
+    if extra:
+        entries.append((338, 3, list(extra)))
+    data_at = 8
+    offsets = []
+    for b in blocks:
+        offsets.append(data_at)
+        data_at += len(b)
+    if tile:
+        entries += [(322, 4, [tw]), (323, 4, [th]), (324, 4, offsets),
+                    (325, 4, [len(b) for b in blocks])]
+    else:
+        entries += [(278, 4, [th]), (273, 4, offsets), (279, 4, [len(b) for b in blocks])]
+    if icc:
+        entries.append((34675, 7, list(icc)))
+    entries.sort()
+    ifd_at = data_at + (data_at & 1)
+    heap_at = ifd_at + 2 + 12 * len(entries) + 4
+    ifd, heap = b"", b""
+    for tag, kind, values in entries:
+        unit = {3: "H", 4: "I", 7: "B"}[kind]
+        packed = struct.pack(e + unit * len(values), *values)
+        if len(packed) <= 4:
+            value = packed.ljust(4, b"\0")
+        else:
+            value = struct.pack(e + "I", heap_at + len(heap))
+            heap += packed + b"\0" * (len(packed) & 1)
+        ifd += struct.pack(e + "HHI", tag, kind, len(values)) + value
+    head = (b"MM\0*" if big_endian else b"II*\0") + struct.pack(e + "I", ifd_at)
+    body = b"".join(blocks).ljust(ifd_at - 8, b"\0")
+    return head + body + struct.pack(e + "H", len(entries)) + ifd + b"\0\0\0\0" + heap
+
+
+def tiff_seeds():
+    write("tiff", "gray8.tif", tiff(5, 3))
+    write("tiff", "gray16_be.tif", tiff(5, 3, bps=16, big_endian=True))
+    write("tiff", "grayf.tif", tiff(4, 3, bps=32, fmt=3))
+    write("tiff", "ga8.tif", tiff(4, 4, spp=2, photometric=1, extra=(2,)))
+    write("tiff", "rgb8_deflate.tif", tiff(6, 5, spp=3, compression=8))
+    write("tiff", "rgb16_planes.tif", tiff(5, 4, spp=3, bps=16, planar=2))
+    write("tiff", "rgbf_deflate.tif", tiff(4, 4, spp=3, bps=32, fmt=3, compression=8))
+    write("tiff", "rgba8_assoc.tif", tiff(4, 3, spp=4, extra=(1,)))
+    write("tiff", "rgba16_tiled.tif", tiff(20, 18, spp=4, bps=16, tile=(16, 16), extra=(2,)))
+    write("tiff", "gray8_white.tif", tiff(3, 3, photometric=0))
+    write("tiff", "rotated.tif", tiff(5, 3, spp=3, orientation=6))
+    write("tiff", "icc.tif", tiff(2, 2, spp=3, icc=bytes(range(200))))
+    write("tiff", "palette4.tif", tiff(4, 2, bps=4, photometric=3))
+    good = tiff(6, 4, spp=3)
+    write("tiff", "cut.tif", good[:40])
+    write("tiff", "header_only.tif", b"II*\0\x08\0\0\0")
+    write("tiff", "unknown_codec.tif", tiff(3, 3, compression=12345))
+
+
+def jpeg_seeds():
+    try:
+        from PIL import Image
+    except ImportError:
+        print("no Pillow (python3-pil): the JPEG seeds are left as they are")
+        return
+    import io
+
+    def save(name, img, **kw):
+        out = io.BytesIO()
+        img.save(out, "JPEG", **kw)
+        write("jpeg", name, out.getvalue())
+
+    rgb = Image.new("RGB", (19, 13))
+    rgb.putdata([((x * 13) & 255, (y * 19) & 255, (x * y) & 255)
+                 for y in range(13) for x in range(19)])
+    save("baseline.jpg", rgb, quality=90)
+    save("progressive.jpg", rgb, quality=75, progressive=True)
+    save("gray.jpg", rgb.convert("L"), quality=90)
+    save("444.jpg", rgb, quality=95, subsampling=0)
+    save("cmyk.jpg", rgb.convert("CMYK"), quality=90)
+    save("icc.jpg", rgb, quality=80, icc_profile=bytes(range(256)) * 3)
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    save("exif_rotated.jpg", rgb, quality=80, exif=exif.tobytes())
+    out = io.BytesIO()
+    rgb.save(out, "JPEG", quality=50)
+    data = out.getvalue()
+    write("jpeg", "cut.jpg", data[: len(data) // 2])
+    write("jpeg", "no_eoi.jpg", data[:-2])
+
+
 KERNELS = {
     "gaussian3": "1,2,1;2,4,2;1,2,1",
     "one": "1",
@@ -148,6 +266,8 @@ SPECS = {
 
 def main():
     png_seeds()
+    tiff_seeds()
+    jpeg_seeds()
     for name, text in KERNELS.items():
         write("kernel_text", name + ".txt", text)
     for name, text in SPECS.items():
