@@ -416,3 +416,15 @@ int jpeg_io_write(FILE *fp, const png_io_picture *pic, int quality, char *err, s
     }
     return rc;
 }
+
+#define JPEG_IO_STR_(x) #x
+#define JPEG_IO_STR(x) JPEG_IO_STR_(x)
+
+const char *jpeg_io_version(void)
+{
+#ifdef LIBJPEG_TURBO_VERSION
+    return "libjpeg-turbo " JPEG_IO_STR(LIBJPEG_TURBO_VERSION);
+#else
+    return "libjpeg " JPEG_IO_STR(JPEG_LIB_VERSION);
+#endif
+}

@@ -37,4 +37,7 @@ int jpeg_io_read(FILE *fp, png_io_picture *pic, size_t max_bytes, char *err, siz
  * @return 0, or -1 with the reason in `err`. */
 int jpeg_io_write(FILE *fp, const png_io_picture *pic, int quality, char *err, size_t err_size);
 
+/* "libjpeg-turbo 2.1.5": the library the command was built with. */
+const char *jpeg_io_version(void);
+
 #endif

@@ -17,7 +17,9 @@
 #include "cli_options.h"
 #include "cli_run.h"
 #include "oclconv.h"
+#include "jpeg_io.h"
 #include "png_io.h"
+#include "tiff_io.h"
 
 static int list_devices(void)
 {
@@ -44,9 +46,10 @@ static int list_devices(void)
 static void print_version(void)
 {
     int lib = oclconv_version_number();
-    printf("oclconv %d.%d.%d (liboclconv %d.%d.%d, libpng %s)\n", OCLCONV_VERSION_MAJOR,
-           OCLCONV_VERSION_MINOR, OCLCONV_VERSION_PATCH, lib / 10000, lib / 100 % 100, lib % 100,
-           png_io_libpng_version());
+    printf("oclconv %d.%d.%d (liboclconv %d.%d.%d, libpng %s, %s, libtiff %s)\n",
+           OCLCONV_VERSION_MAJOR, OCLCONV_VERSION_MINOR, OCLCONV_VERSION_PATCH, lib / 10000,
+           lib / 100 % 100, lib % 100, png_io_libpng_version(), jpeg_io_version(),
+           tiff_io_version());
 }
 
 int main(int argc, char **argv)

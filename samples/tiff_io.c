@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
 
@@ -530,4 +531,15 @@ out:
         rc = say(&st, "write error: %s", strerror(errno));
     free(st.mem);
     return rc;
+}
+
+const char *tiff_io_version(void)
+{
+    /* "LIBTIFF, Version 4.5.0\nCopyright ...": the number alone. */
+    static char number[32];
+    const char *v = strstr(TIFFGetVersion(), "Version ");
+    size_t n = v ? strcspn(v + 8, "\n") : 0;
+    snprintf(number, sizeof number, "%.*s", (int)(n < sizeof number ? n : sizeof number - 1),
+             v ? v + 8 : "?");
+    return number;
 }

@@ -39,4 +39,7 @@ int tiff_io_read(FILE *fp, png_io_picture *pic, size_t max_bytes, char *err, siz
  * stream but does not close it.  @return 0, or -1 with the reason in `err`. */
 int tiff_io_write(FILE *fp, const png_io_picture *pic, char *err, size_t err_size);
 
+/* libtiff's version number, "4.5.0". */
+const char *tiff_io_version(void);
+
 #endif

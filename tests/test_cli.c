@@ -252,6 +252,8 @@ static void test_info_options(void)
     ASSERT_EQ(cli("--version", (char *)NULL), 0);
     ASSERT_CONTAINS(cli_out, version);
     ASSERT_CONTAINS(cli_out, "libpng");
+    ASSERT_CONTAINS(cli_out, "libjpeg");
+    ASSERT_CONTAINS(cli_out, "libtiff 4.");
     ASSERT_EQ(cli("--list-devices", (char *)NULL), 0);
     ASSERT_CONTAINS(cli_out, "0: ");
 }
