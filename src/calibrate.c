@@ -514,10 +514,12 @@ oclconv_status oclconv__calibrated(oclconv_context *ctx, const oclconv__job *job
         *m = e->method;
         return OCLCONV_OK;
     }
+    int stale = e != NULL; /* FRESH: a stored entry measured again */
     if (mode == OCLCONV_CALIBRATE_STORED || !(e = add(c, key)))
         return OCLCONV_OK;
     if (!measure(ctx, job, e)) {
-        c->n--; /* the one just added, last */
+        if (!stale)
+            c->n--; /* the one just added, last */
         return OCLCONV_OK;
     }
     e->measured_here = 1;
