@@ -8,9 +8,10 @@
  *      OpenCL involved), and compared with a second reading of the grammar
  *      written here from the header's description;
  *   2. against the same listing cut short, and against an empty one;
- *   3. through oclconv__find_device(), which lists the real OpenCL devices
- *      (PoCL here) on every call, checked against the same second reading of
- *      the real listing taken once at start-up.
+ *   3. through oclconv__find_devices(), which lists the real OpenCL devices
+ *      (PoCL here) on every call: a spec of one device checked against the
+ *      same second reading of the real listing taken once at start-up; a list
+ *      or a "*" spec for devices of that listing, none twice.
  * The real listing leaks nothing of ours, but the OpenCL runtime keeps some
  * memory of its own: run with tests/lsan.supp.
  */
@@ -198,18 +199,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_match(fake, n, spec);
 
     if (n_real) {
-        cl_platform_id platform = NULL;
-        cl_device_id device = NULL;
-        oclconv_status s = oclconv__find_device(spec, &platform, &device);
-        long want = expected(real, n_real, spec);
-        if (s == OCLCONV_OK) {
-            if (want < 0 || real[want].device != device || real[want].platform != platform)
+        cl_platform_id platform[OCLCONV_MAX_DEVICES] = {0};
+        cl_device_id device[OCLCONV_MAX_DEVICES] = {0};
+        int count = 0;
+        oclconv_status s =
+            oclconv__find_devices(spec, platform, device, OCLCONV_MAX_DEVICES, &count);
+        size_t len = strlen(spec);
+        if (strchr(spec, ',') || (len && spec[len - 1] == '*')) {
+            /* Several devices: each one of the real listing, none twice. */
+            for (int k = 0; s == OCLCONV_OK && k < count; k++) {
+                int known = 0;
+                for (size_t i = 0; i < n_real; i++)
+                    known |= real[i].device == device[k] && real[i].platform == platform[k];
+                for (int j = 0; j < k; j++)
+                    known &= device[j] != device[k];
+                if (!known)
+                    __builtin_trap();
+            }
+            if ((s == OCLCONV_OK) != (count > 0) ||
+                (s != OCLCONV_OK && s != OCLCONV_E_NO_DEVICE && s != OCLCONV_E_INVALID_ARG))
+                __builtin_trap(); /* INVALID_ARG: a device named twice */
+        } else {
+            long want = expected(real, n_real, spec);
+            if (s == OCLCONV_OK) {
+                if (count != 1 || want < 0 || real[want].device != device[0] ||
+                    real[want].platform != platform[0])
+                    __builtin_trap();
+            } else if (s != OCLCONV_E_NO_DEVICE || want >= 0 ||
+                       !strstr(oclconv_errmsg(NULL), "matches no OpenCL device")) {
+                fprintf(stderr, "spec \"%s\": status %d, message %s\n", spec, (int)s,
+                        oclconv_errmsg(NULL));
                 __builtin_trap();
-        } else if (s != OCLCONV_E_NO_DEVICE || want >= 0 ||
-                   !strstr(oclconv_errmsg(NULL), "matches no OpenCL device")) {
-            fprintf(stderr, "spec \"%s\": status %d, message %s\n", spec, (int)s,
-                    oclconv_errmsg(NULL));
-            __builtin_trap();
+            }
         }
     }
     free(spec);
