@@ -109,18 +109,16 @@ static uint64_t identity(const oclconv_context *ctx, char *text, size_t size)
 static int file_path(const oclconv_context *ctx, uint64_t id, char *path, size_t size)
 {
     const char *dir = ctx->calib_dir ? ctx->calib_dir : getenv("OCLCONV_CALIBRATION_DIR");
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    int n;
-    if (dir && *dir)
-        n = snprintf(path, size, "%s/calibration-%016llx.tsv", dir, (unsigned long long)id);
-    else if (xdg && *xdg == '/')
-        n = snprintf(path, size, "%s/oclconv/calibration-%016llx.tsv", xdg,
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME"), *under = "";
+    if (!dir || !*dir) {
+        int cache = xdg && *xdg == '/';
+        if (!cache && (!home || !*home))
+            return 0;
+        dir = cache ? xdg : home;
+        under = cache ? "/oclconv" : "/.cache/oclconv";
+    }
+    int n = snprintf(path, size, "%s%s/calibration-%016llx.tsv", dir, under,
                      (unsigned long long)id);
-    else if (home && *home)
-        n = snprintf(path, size, "%s/.cache/oclconv/calibration-%016llx.tsv", home,
-                     (unsigned long long)id);
-    else
-        return 0;
     return n > 0 && (size_t)n < size;
 }
 
@@ -156,8 +154,9 @@ static int key_char(char c)
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || strchr("/-.", c);
 }
 
-/* One entry line: key, tab, a method's name, and a tab and detail or not. */
-static int parse_entry(struct oclconv__calibration *c, char *line, int from_file)
+/* One entry line: key, tab, the name of a path AUTO may take (not the
+ * image path), and a tab and detail or not. */
+static int parse_entry(struct oclconv__calibration *c, char *line)
 {
     char *tab = strchr(line, '\t');
     if (!tab || tab == line || tab - line >= KEY_MAX)
@@ -169,19 +168,12 @@ static int parse_entry(struct oclconv__calibration *c, char *line, int from_file
     char *name = tab + 1, *detail = strchr(name, '\t');
     if (detail)
         *detail++ = 0;
-    oclconv_method m = OCLCONV_METHOD_AUTO;
-    for (int i = OCLCONV_METHOD_BUFFER; i <= OCLCONV_METHOD_BOX; i++)
-        if (i != OCLCONV_METHOD_IMAGE && strcmp(name, oclconv_method_name((oclconv_method)i)) == 0)
-            m = (oclconv_method)i;
-    if (m == OCLCONV_METHOD_AUTO)
-        return 0;
-    entry *e = find(c, line);
-    if (e && e->measured_here) /* ours is newer */
-        return 1;
-    if (!(e = add(c, line)))
+    oclconv_method m;
+    entry *e;
+    if (!oclconv__parse_method(name, &m) || m == OCLCONV_METHOD_AUTO ||
+        m == OCLCONV_METHOD_IMAGE || !(e = add(c, line)))
         return 0;
     e->method = m;
-    e->measured_here = !from_file;
     snprintf(e->detail, sizeof e->detail, "%s", detail ? detail : "");
     return 1;
 }
@@ -214,7 +206,7 @@ static void read_file(struct oclconv__calibration *c, const char *path, uint64_t
         if (!have_id)
             ok = have_id = strcmp(line, want) == 0;
         else
-            ok = parse_entry(&got, line, 1);
+            ok = parse_entry(&got, line);
     }
     for (int i = 0; ok && have_id && i < got.n; i++) {
         entry *e = find(c, got.e[i].key);

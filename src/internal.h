@@ -220,6 +220,8 @@ typedef struct {
 #define OCLCONV_WALK_MOST 24
 
 oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job);
+/* The method oclconv_method_name() names s; 0 for none. */
+int oclconv__parse_method(const char *s, oclconv_method *out);
 /* Values in a scratch row: a row's values rounded up to whole vectors. */
 size_t oclconv__vec_pitch(const oclconv__job *job);
 

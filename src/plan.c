@@ -26,7 +26,7 @@ const char *oclconv_method_name(oclconv_method m)
     return NULL;
 }
 
-static int parse_method(const char *s, oclconv_method *out)
+int oclconv__parse_method(const char *s, oclconv_method *out)
 {
     for (int m = OCLCONV_METHOD_AUTO; m <= OCLCONV_METHOD_BOX; m++)
         if (strcmp(s, oclconv_method_name((oclconv_method)m)) == 0) {
@@ -480,7 +480,7 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
 {
     oclconv_method m = job->opt.method;
     const char *env = getenv("OCLCONV_METHOD");
-    if (m == OCLCONV_METHOD_AUTO && env && *env && !parse_method(env, &m))
+    if (m == OCLCONV_METHOD_AUTO && env && *env && !oclconv__parse_method(env, &m))
         return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG,
                              "OCLCONV_METHOD=%s is not one of auto, buffer, image, tiled, "
                              "separable, box", env);
