@@ -9,6 +9,7 @@
 #include "test.h"
 
 #include <errno.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -164,7 +165,11 @@ static int run_set(const case_set *set, case_body body)
     const char *tune = use_shapes(ctx, set->other_shapes);
     printf("device: %s, kernel shapes: %s, %s\n", oclconv_device_name(ctx), tune, set->name);
     int failures = body(ctx, &rng, set->kind, !set->other_shapes);
-    printf("programs built: %zu\n", oclconv_programs_built(ctx));
+    struct rusage use;
+    getrusage(RUSAGE_SELF, &use);
+    printf("programs built: %zu, %.1f CPU-s\n", oclconv_programs_built(ctx),
+           use.ru_utime.tv_sec + use.ru_stime.tv_sec +
+               (use.ru_utime.tv_usec + use.ru_stime.tv_usec) / 1e6);
     oclconv_destroy(ctx);
     use_shapes(NULL, 0);
     return failures + test_failures;
