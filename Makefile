@@ -97,11 +97,16 @@ include python/python.mk
 POCL_CACHE ?= $(BUILD)/pocl-cache
 ## check: build everything and run every test program (exit 77 = skipped)
 # The programs build side by side unless make was given its own -j.
+# Most of a cold run is PoCL's compiler, which hands the memory of each
+# build back to the system and faults it in again for the next: the test
+# processes keep glibc's heap instead (docs/performance.md).
 NPROC := $(shell nproc 2>/dev/null || echo 1)
+TEST_HEAP := glibc.malloc.trim_threshold=1073741824:glibc.malloc.top_pad=67108864:glibc.malloc.mmap_threshold=1073741824
 check:
 	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC)) all $(TESTS)
 	@mkdir -p $(POCL_CACHE)
 	@POCL_CACHE_DIR=$(abspath $(POCL_CACHE)) OCLCONV_BUILD=$(BUILD) CC="$(CC)" \
+	    GLIBC_TUNABLES=$(TEST_HEAP) \
 	    OCLCONV_CALIBRATE=off TEST_LDFLAGS="$(LDFLAGS)" sh tests/run_tests.sh $(TESTS)
 
 # use_sigaltstack=0: with eight threads each driving PoCL, ASan's own
