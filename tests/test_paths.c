@@ -13,36 +13,29 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* Whether a border folds the image onto itself: CPU kernels take these
- * four at run time (src/program.c, oclconv__fold()). */
-static int folds(int border)
-{
-    return border == OCLCONV_BORDER_CLAMP || border == OCLCONV_BORDER_REFLECT ||
-           border == OCLCONV_BORDER_REFLECT101 || border == OCLCONV_BORDER_WRAP;
-}
-
 static void sweep(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
 {
     long cases = 0;
     int fold_shape[TYPE_PAIRS];
     for (int tp = 0; tp < TYPE_PAIRS; tp++)
-        fold_shape[tp] = (int)(rng_next(rng) % (sizeof shapes / sizeof *shapes));
+        fold_shape[tp] = (int)(rng_next(rng) % SHAPES);
     for (int b = OCLCONV_BORDER_CLAMP; b <= OCLCONV_BORDER_NORMALIZE; b++)
         for (size_t tp = 0; tp < sizeof type_pairs / sizeof *type_pairs; tp++) {
             /* Each border meets every channel count, and so does each type
              * pair, without building all their combinations; one filter
-             * shape per program, every size through it.  The four folding
-             * borders of a type pair share its shape and channel count, so
-             * that on CPUs they go through one program, as users' calls do;
-             * ZERO, CONSTANT and NORMALIZE take the other three counts. */
+             * shape per program, every size through it.  The four borders
+             * that fold the image onto itself (k 0), which CPU kernels take
+             * at run time (src/program.c oclconv__fold()), share a type
+             * pair's shape and channel count, so that on CPUs they go
+             * through one program, as users' calls do; ZERO, CONSTANT and
+             * NORMALIZE take the other three counts. */
             int k = b == OCLCONV_BORDER_ZERO       ? 1
                     : b == OCLCONV_BORDER_CONSTANT ? 2
                     : b == OCLCONV_BORDER_NORMALIZE ? 3
                                                     : 0;
             int cn = 1 + (int)(tp + (size_t)k) % 4;
             {
-                int shape = folds(b) ? fold_shape[tp]
-                                     : (int)(rng_next(rng) % (sizeof shapes / sizeof *shapes));
+                int shape = k == 0 ? fold_shape[tp] : (int)(rng_next(rng) % SHAPES);
                 oclconv_filter *f = filter_for(method, rng, shapes[shape][0], shapes[shape][1]);
                 oclconv_options opt = options_for(method, (oclconv_border)b,
                                                   (float)rng_uniform(rng, -20, 300));
