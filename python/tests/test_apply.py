@@ -271,7 +271,7 @@ def test_context_shared_by_8_threads(ctx):
 
 
 def test_gil_released_during_apply(ctx):
-    img = random_image((1024, 1024, 3), "uint8", seed=7)
+    img = random_image((2048, 2048, 3), "uint8", seed=7)   # long enough to outlast 5 ms on 2 CPU cores
     f = oclconv.Filter(W53)
     ctx.apply(img, f, border="reflect")     # compiled, so the timed call only filters
     ticks, stop = [], threading.Event()
