@@ -234,12 +234,16 @@ static inline accv_t window_taps(accv_t sum, __global const src_t *row, int v0, 
 #define BORDER_WRAP 5
 #define BORDER_NORMALIZE 6
 /* CPU shapes: one program for CLAMP, REFLECT, REFLECT101 and WRAP, the
- * border the launch's global offset in its third dimension (always 0 else):
- * a value every function of the kernel can read, which the kernels consult
- * only at the image's edges, and a quarter of the programs to build. */
+ * border plus one the launch's global offset in its third dimension (always
+ * 0 else): a value every function of the kernel can read, which the kernels
+ * consult only at the image's edges, and a quarter of the programs to
+ * build.  Plus one, so that no border's launch has all offsets 0: PoCL
+ * compiles a kernel again for such launches (its "goffs0" variant), and
+ * CLAMP's launches then cost a second compile of a program the other
+ * borders had built. */
 #define BORDER_FOLDS 7
 #if BORDER == BORDER_FOLDS
-#define FOLD ((int)get_global_offset(2))
+#define FOLD ((int)get_global_offset(2) - 1)
 #else
 #define FOLD BORDER
 #endif

@@ -268,9 +268,9 @@ typedef struct {
 } oclconv__cl_source;
 
 /* CPU shapes on a CPU device build one program for the borders that fold
- * the image onto itself (cl/common.cl BORDER_FOLDS), the border the launch's
- * global offset in a third dimension (oclconv__run_2d_local()): the border
- * for those, -1 for the others, for GPU shapes and other devices.  On
+ * the image onto itself (cl/common.cl BORDER_FOLDS), the border plus one
+ * the launch's global offset in a third dimension (oclconv__run_2d_local()):
+ * the border for those, -1 for the others, for GPU shapes and other devices.  On
  * NVIDIA's OpenCL the CPU shapes (OCLCONV_TUNE=cpu) read wrong values past
  * the edges with it, on every border and path; the cause is not found (a
  * lone kernel there reads get_global_offset(2) right). */

@@ -327,7 +327,7 @@ oclconv_status oclconv__run_2d_local(oclconv_context *ctx, const oclconv__job *j
                                      size_t gx, size_t gy, size_t lx, size_t ly)
 {
     int fold = oclconv__fold(ctx, job);
-    size_t local[3] = {lx, ly, 1}, global[3] = {gx, gy, 1}, offset[3] = {0, 0, (size_t)fold};
+    size_t local[3] = {lx, ly, 1}, global[3] = {gx, gy, 1}, offset[3] = {0, 0, (size_t)fold + 1};
     const size_t *local_arg = NULL;
     if (local[0] && local[1]) {
         global[0] = (gx + local[0] - 1) / local[0] * local[0];
