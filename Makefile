@@ -82,7 +82,7 @@ $(BUILD)/tests/test_%: tests/test_%.c $(TEST_COMMON) $(TEST_HDR) $(LIB_A) | $(BU
 	    $(LDLIBS_CL)
 
 # The path tests share their cases' checks and the sets' child processes.
-PATH_TESTS := $(BUILD)/tests/test_paths $(BUILD)/tests/test_mixed
+PATH_TESTS := $(BUILD)/tests/test_paths $(BUILD)/tests/test_mixed $(BUILD)/tests/test_runs
 $(PATH_TESTS): TEST_EXTRA := tests/path_check.c
 $(PATH_TESTS): tests/path_check.c tests/path_check.h
 

@@ -3,7 +3,7 @@
  *
  * Usage:
  *   make bench               build and run the full bench (about 4 minutes on 2 CPU cores)
- *   make bench QUICK=1       or `make bench-quick`: 1920x1080 images, 6 of the 15 cases,
+ *   make bench QUICK=1       or `make bench-quick`: 1920x1080 images, 6 of the 17 cases,
  *                            fewer runs (under a minute)
  *   build/bench/bench [--quick] [--size WxH]... [--commit ID] [--verbose]
  *   OCLCONV_DEVICE=gpu make bench      the device, as everywhere (oclconv_create(NULL))
@@ -337,7 +337,7 @@ static int run_size(bench *b, const settings *S, int quick)
     printf("\nimages:   %dx%d, CLAMP border (OpenCV BORDER_REPLICATE); Gaussian sigma = r/3\n",
            S->width, S->height);
     if (quick)
-        printf("QUICK:    %dx%d instead of 3840x2160, %d of the 15 cases a format, at most %d "
+        printf("QUICK:    %dx%d instead of 3840x2160, %d of the 17 cases a format, at most %d "
                "timed runs a cell\n",
                S->width, S->height, b->ncases, S->runs);
     fflush(stdout);
@@ -383,10 +383,12 @@ static int run_size(bench *b, const settings *S, int quick)
 /* ====== Main ============================================================ */
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: bench [--quick] [--size WxH]... [--reach] [--huge WxH] [--commit ID] "
-               "[--verbose]\n"
-               "  --quick      1920x1080 images, 6 of the 15 cases a format, at most 3 runs a "
+    fprintf(f, "usage: bench [--quick] [--only KIND] [--size WxH]... [--reach] [--huge WxH] "
+               "[--commit ID] [--verbose]\n"
+               "  --quick      1920x1080 images, 6 of the 17 cases a format, at most 3 runs a "
                "cell\n"
+               "  --only KIND  one kind's cases (gauss, rand2d, sep, box, disc), no cold start, "
+               "reach or batch rows\n"
                "  --commit ID  the commit to print (make bench passes git rev-parse --short "
                "HEAD)\n"
                "  --size WxH   the image size (may repeat); default 3840x2160, and 7680x4320 "
@@ -404,6 +406,7 @@ int main(int argc, char **argv)
     bench_start = now();
     const char *commit = "unknown";
     int quick = 0, reach_only = 0, huge[2] = {0, 0}, sizes[MAX_SIZES][2], nsizes = 0;
+    const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--cold") == 0 && i + 1 < argc)
             return cold_child(argv[i + 1]);
@@ -414,6 +417,8 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--huge") == 0 && i + 1 < argc &&
                  sscanf(argv[i + 1], "%dx%d", &huge[0], &huge[1]) == 2)
             i++;
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+            only = argv[++i];
         else if (strcmp(argv[i], "--verbose") == 0)
             verbose = 1;
         else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc && nsizes < MAX_SIZES) {
@@ -441,7 +446,12 @@ int main(int argc, char **argv)
     memset(&b, 0, sizeof b);
     b.S = S;
     b.total.min_ratio = INFINITY;
-    const bench_case *cases = bench_cases(quick, &b.ncases);
+    const bench_case *cases = bench_cases(quick, only, &b.ncases);
+    if (b.ncases == 0) {
+        fprintf(stderr, "bench: --only %s: no such kind of case (gauss, rand2d, sep, box, disc)\n",
+                only);
+        return 2;
+    }
     find_paths();
 
     char date[64];
@@ -454,7 +464,7 @@ int main(int argc, char **argv)
 
     /* The cold start first, before this process touches OpenCL. */
     cold_result cold[COLD_RUNS];
-    if (!reach_only)
+    if (!reach_only && !only)
         cold_starts(argv[0], cold);
 
     oclconv_status s = oclconv_create(NULL, &b.ctx);
@@ -512,9 +522,11 @@ int main(int argc, char **argv)
         if (run_size(&b, &at_size, quick) != 0)
             return 1;
     }
-    reach_rows(b.ctx, nsizes, sizes, huge, quick);
-    batch_rows(b.ctx, quick);
-    if (!reach_only) {
+    if (!only) {
+        reach_rows(b.ctx, nsizes, sizes, huge, quick);
+        batch_rows(b.ctx, quick);
+    }
+    if (!reach_only && !only) {
         print_legend(S);
         printf("\n");
         print_cold(cold);

@@ -26,8 +26,8 @@ typedef struct {
 } settings;
 
 /* ====== Cases (cases.c) ================================================ */
-typedef enum { GAUSS, RAND2D, SEP, BOX } kind;
-#define KIND_COUNT 4
+typedef enum { GAUSS, RAND2D, SEP, BOX, DISC } kind;
+#define KIND_COUNT 5
 
 typedef struct {
     kind k;
@@ -39,13 +39,14 @@ typedef struct {
     char label[16];
     oclconv_filter *filter;
     double sigma;      /* GAUSS */
-    float *k2d;        /* RAND2D: (2r+1)^2 weights, row by row */
+    float *k2d;        /* RAND2D, DISC: (2r+1)^2 weights, row by row */
     float *row, *col;  /* SEP: 2r+1 taps each */
     double macs;       /* fewest multiply-adds per pixel and channel */
 } case_data;
 
 /* The cases of the full bench, or with `quick` of the short one: *count of them. */
-const bench_case *bench_cases(int quick, int *count);
+/* The cases a run takes; `only` (a kind's name, or NULL for all) keeps one kind's. */
+const bench_case *bench_cases(int quick, const char *only, int *count);
 /* Builds the filter of a case; the random weights depend on the case only,
  * so every format and every run sees the same filter. */
 int case_make(const bench_case *c, case_data *cd);

@@ -5,22 +5,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const kind_names[] = {"gauss", "rand2d", "sep", "box"};
+static const char *const kind_names[] = {"gauss", "rand2d", "sep", "box", "disc"};
 
 static const bench_case full_cases[] = {
     {GAUSS, 1},  {GAUSS, 3},  {GAUSS, 7}, {GAUSS, 15}, {RAND2D, 1}, {RAND2D, 2}, {RAND2D, 3},
     {RAND2D, 7}, {SEP, 1},    {SEP, 3},   {SEP, 7},    {SEP, 15},   {BOX, 1},    {BOX, 7},
-    {BOX, 31},
+    {BOX, 31},   {DISC, 7},   {DISC, 15},
 };
 static const bench_case quick_cases[] = {
     {GAUSS, 3}, {GAUSS, 15}, {RAND2D, 2}, {SEP, 7}, {BOX, 1}, {BOX, 31},
 };
 
-const bench_case *bench_cases(int quick, int *count)
+const bench_case *bench_cases(int quick, const char *only, int *count)
 {
-    *count = quick ? (int)(sizeof quick_cases / sizeof quick_cases[0])
-                   : (int)(sizeof full_cases / sizeof full_cases[0]);
-    return quick ? quick_cases : full_cases;
+    static bench_case kept[sizeof full_cases / sizeof full_cases[0]];
+    const bench_case *all = quick ? quick_cases : full_cases;
+    int n = quick ? (int)(sizeof quick_cases / sizeof quick_cases[0])
+                  : (int)(sizeof full_cases / sizeof full_cases[0]);
+    *count = 0;
+    for (int i = 0; i < n; i++)
+        if (!only || strcmp(only, kind_names[all[i].k]) == 0)
+            kept[(*count)++] = all[i];
+    return kept;
 }
 
 /* The Gaussian's sigma for a radius: the radius is 3 sigma. */
@@ -79,6 +85,23 @@ int case_make(const bench_case *c, case_data *cd)
         }
         s = oclconv_filter_separable(n, cd->row, n, cd->col, &cd->filter);
         cd->macs = 2.0 * n;
+        break;
+    }
+    case DISC: {
+        /* Equal taps inside the circle of radius r + 0.5: a bokeh. */
+        cd->k2d = calloc((size_t)n * (size_t)n, sizeof *cd->k2d);
+        if (!cd->k2d)
+            return -1;
+        int taps = 0;
+        for (int j = -c->r; j <= c->r; j++)
+            for (int i = -c->r; i <= c->r; i++)
+                taps += i * i + j * j <= c->r * (c->r + 1);
+        for (int j = -c->r; j <= c->r; j++)
+            for (int i = -c->r; i <= c->r; i++)
+                if (i * i + j * j <= c->r * (c->r + 1))
+                    cd->k2d[(j + c->r) * n + i + c->r] = 1.0f / (float)taps;
+        s = oclconv_filter_create(n, n, cd->k2d, &cd->filter);
+        cd->macs = 2.0 * n; /* the runs: two loads and adds a row of taps */
         break;
     }
     case BOX:

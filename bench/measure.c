@@ -185,7 +185,8 @@ int run_opencv(runner *r, const oclconv_image *src, oclconv_image *dst, run_info
     int n = 2 * cd->c.r + 1, e = -1;
     switch (cd->c.k) {
     case GAUSS: e = ocvpeer_gaussian(src, dst, n, cd->sigma); break;
-    case RAND2D: e = ocvpeer_filter2d(src, dst, cd->k2d, n, n); break;
+    case RAND2D:
+    case DISC: e = ocvpeer_filter2d(src, dst, cd->k2d, n, n); break;
     case SEP: e = ocvpeer_sep_filter2d(src, dst, cd->row, n, cd->col, n); break;
     case BOX: e = ocvpeer_blur(src, dst, n); break;
     }

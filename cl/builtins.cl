@@ -117,7 +117,7 @@ BI_VLOADS(ulong)
 BI_VLOADS(float)
 
 /* convert_T and convert_T_sat_rte between the types images and sums take
- * (6.2.3): 8- and 16-bit pixels, 32-bit integer sums, floats. */
+ * (6.2.3): 8- and 16-bit pixels, 32- and 64-bit integer sums, floats. */
 #define BI_CONVERT(D, S, N)                                                                \
     D##N BI_CONST convert_##D##N(S##N);                                                   \
     D##N BI_CONST convert_##D##N##_sat_rte(S##N);
@@ -132,6 +132,7 @@ BI_CONVERTS_TO(ushort)
 BI_CONVERTS_TO(int)
 BI_CONVERTS_TO(uint)
 BI_CONVERTS_TO(float)
+BI_CONVERT_WIDTHS(ulong, uint)
 
 #ifdef cl_khr_fp64
 BI_WIDTHS(BI_FMINMAX, double)
@@ -145,6 +146,7 @@ BI_CONVERT_WIDTHS(int, double)
 BI_CONVERT_WIDTHS(uint, double)
 BI_CONVERT_WIDTHS(float, double)
 BI_CONVERT_WIDTHS(double, double)
+BI_CONVERT_WIDTHS(double, ulong)
 #endif
 
 /* 2-D images read through a sampler and written (6.12.14). */

@@ -21,17 +21,12 @@
  * call returns an oclconv_status; the detail of the last failure is in
  * oclconv_errmsg().
  *
- * What it cannot stop: when a kernel fails to compile, PoCL's compiler
- * (clang) writes a summary line, "N error(s) generated.", to the process's
- * standard error (file descriptor 2) itself; the diagnostics come back in
- * the build log in oclconv_errmsg().  PoCL accepts no build option that
- * turns the line off (only OpenCL's options), and keeping it off would
- * mean pointing the whole process's descriptor 2 elsewhere for the
- * build's duration, which every other thread's output and every child
- * process started meanwhile would share: a library must not.  The kernels
- * built in compile on every supported device, so the line shows only with
- * sources from OCLCONV_KERNEL_DIR that do not compile (or a device
- * compiler's fault).  Compiler warnings are off (-w) and print nothing.
+ * What it cannot stop: a kernel that fails to compile makes PoCL's clang
+ * write "N error(s) generated." to file descriptor 2 itself (the
+ * diagnostics come back in oclconv_errmsg()); no build option turns it off,
+ * and redirecting descriptor 2 would hit every thread of the process.  The
+ * built-in kernels compile on every supported device, so only sources from
+ * OCLCONV_KERNEL_DIR that do not compile show it.  Warnings are off (-w).
  */
 #ifndef OCLCONV_H
 #define OCLCONV_H
@@ -133,7 +128,7 @@ typedef enum {
  * filter; forcing a path that cannot run the job (the device lacks what it
  * needs, or the filter is not of its kind) is OCLCONV_E_UNSUPPORTED.
  * The environment variable OCLCONV_METHOD (auto, buffer, image, tiled,
- * separable, box) overrides AUTO in options that leave the method at AUTO.
+ * separable, box, runs) overrides AUTO in options that leave the method at AUTO.
  * Kernel shapes (vector widths, fused bands or local-memory tiles) follow
  * the device type; OCLCONV_TUNE=cpu or gpu plans them as for that kind of
  * device instead (any other value is OCLCONV_E_INVALID_ARG), GPU shapes on
@@ -146,13 +141,14 @@ typedef enum {
     OCLCONV_METHOD_IMAGE,     /* image2d_t and a sampler, weights in __constant */
     OCLCONV_METHOD_TILED,     /* tile plus halo staged in __local memory */
     OCLCONV_METHOD_SEPARABLE, /* row pass then column pass (rank-1 filters) */
-    OCLCONV_METHOD_BOX        /* running sums, cost independent of the radius
+    OCLCONV_METHOD_BOX,       /* running sums, cost independent of the radius
                                  (box filters: all row taps equal, all column
                                  taps equal) */
+    OCLCONV_METHOD_RUNS       /* discs, rings: runs of equal taps; 8/16-bit */
 } oclconv_method;
 
 /*! oclconv_method_name() :
- *  @return "auto", "buffer", "image", "tiled", "separable" or "box"; NULL
+ *  @return "auto", "buffer", "image", "tiled", "separable", "box" or "runs"; NULL
  *          for a value outside the enum. */
 OCLCONV_API const char *oclconv_method_name(oclconv_method m);
 

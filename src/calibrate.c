@@ -293,7 +293,8 @@ static void class_key(const oclconv__job *job, char *key, size_t size)
     oclconv_border b = job->opt.border;
     snprintf(key, size, "%s/%s-%s/c%d/%s/r%dx%d/%c/%s", job->cpu_shapes ? "cpu" : "gpu",
              types[job->src->type], types[job->dst->type], job->src->channels,
-             box ? "box" : f->row ? "sep" : "2d", radius_band(f->width / 2),
+             box ? "box" : f->row ? "sep" : oclconv__runs_pay(f) ? "runs" : "2d",
+             radius_band(f->width / 2),
              radius_band(f->height / 2), "sml"[size_band(job)],
              b == OCLCONV_BORDER_NORMALIZE                                ? "normalize"
              : b == OCLCONV_BORDER_ZERO || b == OCLCONV_BORDER_CONSTANT ? "outside"
@@ -403,11 +404,12 @@ static int make_image(oclconv_image *im, const oclconv_image *like, oclconv_type
  * seconds).  0 when nothing could be timed. */
 static int measure(oclconv_context *ctx, const oclconv__job *job, entry *e)
 {
-    enum { MOST = 4, PROBE = 128, PRUNE = 4 };
+    enum { MOST = 5, PROBE = 128, PRUNE = 4 };
     oclconv_method cand[MOST] = {job->method};
     int n = 1;
     static const oclconv_method all[] = {OCLCONV_METHOD_BOX, OCLCONV_METHOD_SEPARABLE,
-                                         OCLCONV_METHOD_BUFFER, OCLCONV_METHOD_TILED};
+                                         OCLCONV_METHOD_RUNS, OCLCONV_METHOD_BUFFER,
+                                         OCLCONV_METHOD_TILED};
     /* On CPUs local memory is ordinary memory behind barriers: no tiles. */
     for (int i = 0; i < MOST - job->cpu_shapes; i++)
         if (all[i] != job->method)

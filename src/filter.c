@@ -71,8 +71,11 @@ static void compute_sums(oclconv_filter *f)
     f->abs_sum = f->min_magnitude = 0;
     f->has_negative = 0;
     f->few_bits = 1;
+    f->nonzero = 0;
+    f->runs = oclconv__count_runs(f);
     for (size_t k = 0; k < n; k++) {
         double w = f->weights[k], m = fabs(w);
+        f->nonzero += w != 0;
         f->few_bits &= m < 0x1p20 && ldexp(w, 16) == floor(ldexp(w, 16));
         f->abs_sum += m;
         f->has_negative |= w < 0;

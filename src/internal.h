@@ -27,6 +27,8 @@ struct oclconv_filter {
     double abs_sum;          /* sum of their magnitudes */
     double min_magnitude;    /* the smallest non-zero |weight|, 0 if none */
     int has_negative;
+    int runs;                /* runs of equal non-zero taps along its rows */
+    int nonzero;             /* its non-zero taps */
     int few_bits;            /* every weight a multiple of 2^-16: integer results on
                               * exact halves are common, and must round as the
                               * reference does */
@@ -454,6 +456,10 @@ size_t oclconv__sum_size(const oclconv__job *job);
 /* Whether sums of the job's values over `taps` taps fit 16 bits: 8-bit
  * values, at most 257 taps. */
 int oclconv__sums_fit16(const oclconv__job *job, size_t taps);
+/* Uploads `bytes` of malloc'ed `values` (taken: kept for reuse or freed),
+ * or finds the same bytes uploaded lately (caller releases *out). */
+oclconv_status oclconv__upload_bytes(oclconv_context *ctx, void *values, size_t bytes,
+                                     cl_mem *out);
 /* Uploads `n` weights in the job's accumulator type, or finds the same
  * values uploaded lately (caller releases). */
 oclconv_status oclconv__upload_weights(oclconv_context *ctx, const oclconv__job *job,
@@ -488,6 +494,12 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
                                       const oclconv__io *io);
 oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
                                 const oclconv__io *io);
+oclconv_status oclconv__run_runs(oclconv_context *ctx, const oclconv__job *job,
+                                 const oclconv__io *io);
+/* The runs of equal non-zero taps along the filter's rows (path_runs.c). */
+int oclconv__count_runs(const oclconv_filter *f);
+/* Whether its runs are few enough beside its taps for AUTO to take them. */
+int oclconv__runs_pay(const oclconv_filter *f);
 /* The image path moves its own pixels. */
 oclconv_status oclconv__run_image(oclconv_context *ctx, const oclconv__job *job);
 /* Whether the image path can run this job here; the reason in ctx if not. */

@@ -22,13 +22,14 @@ const char *oclconv_method_name(oclconv_method m)
     case OCLCONV_METHOD_TILED: return "tiled";
     case OCLCONV_METHOD_SEPARABLE: return "separable";
     case OCLCONV_METHOD_BOX: return "box";
+    case OCLCONV_METHOD_RUNS: return "runs";
     }
     return NULL;
 }
 
 int oclconv__parse_method(const char *s, oclconv_method *out)
 {
-    for (int m = OCLCONV_METHOD_AUTO; m <= OCLCONV_METHOD_BOX; m++)
+    for (int m = OCLCONV_METHOD_AUTO; m <= OCLCONV_METHOD_RUNS; m++)
         if (strcmp(s, oclconv_method_name((oclconv_method)m)) == 0) {
             *out = (oclconv_method)m;
             return 1;
@@ -108,6 +109,20 @@ static oclconv_status box_ok(oclconv_context *ctx, const oclconv__job *job)
     return OCLCONV_OK;
 }
 
+/* Integer sums of runs of equal taps, weighed in double, exactly: the
+ * prefix sums' differences are exact modulo 2^32 (cl/runs.cl). */
+static oclconv_status runs_ok(oclconv_context *ctx, const oclconv__job *job)
+{
+    if (job->src->type == OCLCONV_F32)
+        return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                             "the runs path sums 8- and 16-bit images (exactly, in integers); "
+                             "float images take a direct path");
+    if (!ctx->facts.fp64)
+        return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                             "the runs path weighs its sums in double, which this device lacks");
+    return OCLCONV_OK;
+}
+
 /* Tiles of 16x16 pixels, or 8x8 where the halo would not fit local memory. */
 static oclconv_status choose_tile(oclconv_context *ctx, oclconv__job *job)
 {
@@ -134,6 +149,7 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
     case OCLCONV_METHOD_TILED: return choose_tile(ctx, job);
     case OCLCONV_METHOD_SEPARABLE: return separable_ok(ctx, job);
     case OCLCONV_METHOD_BOX: return box_ok(ctx, job);
+    case OCLCONV_METHOD_RUNS: return runs_ok(ctx, job);
     default: return OCLCONV_E_INVALID_ARG;
     }
 }
@@ -197,7 +213,7 @@ static int quads_fit(const oclconv_context *ctx, const oclconv__job *job)
 static oclconv_status choose_by_rule(oclconv_context *ctx, oclconv__job *job)
 {
     static const oclconv_method order[] = {OCLCONV_METHOD_BOX, OCLCONV_METHOD_SEPARABLE,
-                                           OCLCONV_METHOD_BUFFER};
+                                           OCLCONV_METHOD_RUNS, OCLCONV_METHOD_BUFFER};
     const oclconv_filter *f = job->filter;
     int widest = f->width > f->height ? f->width : f->height;
     int cn = job->src->channels;
@@ -216,7 +232,8 @@ static oclconv_status choose_by_rule(oclconv_context *ctx, oclconv__job *job)
     }
     for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
         job->method = order[i];
-        if (order[i] == OCLCONV_METHOD_BOX && !box_pays)
+        if ((order[i] == OCLCONV_METHOD_BOX && !box_pays) ||
+            (order[i] == OCLCONV_METHOD_RUNS && !oclconv__runs_pay(f)))
             continue;
         if (check_method(ctx, job) == OCLCONV_OK) {
             oclconv__clear_error(ctx);
@@ -483,7 +500,7 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
     if (m == OCLCONV_METHOD_AUTO && env && *env && !oclconv__parse_method(env, &m))
         return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG,
                              "OCLCONV_METHOD=%s is not one of auto, buffer, image, tiled, "
-                             "separable, box", env);
+                             "separable, box, runs", env);
     oclconv_status s = device_class(ctx, &job->cpu_shapes);
     if (s != OCLCONV_OK)
         return s;
@@ -541,6 +558,9 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
         job->taps_by_value =
             taps_fit(ctx, job, (size_t)job->filter->width * (size_t)job->filter->height);
     }
+    /* One program of runs serves every filter: the radii are arguments. */
+    if (job->method == OCLCONV_METHOD_RUNS)
+        job->radius_args = 1;
     oclconv__range_shifts(job);
     return OCLCONV_OK;
 }

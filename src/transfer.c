@@ -265,31 +265,37 @@ static void acc_values(const oclconv__job *job, const double *w, size_t n, int s
     }
 }
 
-/* Uploads `n` weights times 2^-shift, or finds them uploaded lately. */
-static oclconv_status upload_shifted(oclconv_context *ctx, const oclconv__job *job,
-                                     const double *w, size_t n, int shift, cl_mem *out)
+oclconv_status oclconv__upload_bytes(oclconv_context *ctx, void *values, size_t bytes,
+                                     cl_mem *out)
 {
-    size_t size = oclconv__acc_size(job), bytes = n * size;
-    void *buf = malloc(bytes);
-    if (!buf)
-        return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for the weights");
-    acc_values(job, w, n, shift, buf);
-    if ((*out = reuse_weights(ctx, buf, bytes)) != NULL) {
-        free(buf);
+    if ((*out = reuse_weights(ctx, values, bytes)) != NULL) {
+        free(values);
         return OCLCONV_OK;
     }
     cl_int err;
-    *out = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, buf, &err);
+    *out = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, values, &err);
     if (err != CL_SUCCESS) {
-        free(buf);
+        free(values);
         *out = NULL;
         return oclconv__cl_fail(ctx, err, "clCreateBuffer (weights)");
     }
     if (bytes <= OCLCONV_WEIGHT_SET_BYTES)
-        keep_weights(ctx, buf, bytes, *out);
+        keep_weights(ctx, values, bytes, *out);
     else
-        free(buf);
+        free(values);
     return OCLCONV_OK;
+}
+
+/* Uploads `n` weights times 2^-shift, or finds them uploaded lately. */
+static oclconv_status upload_shifted(oclconv_context *ctx, const oclconv__job *job,
+                                     const double *w, size_t n, int shift, cl_mem *out)
+{
+    size_t bytes = n * oclconv__acc_size(job);
+    void *buf = malloc(bytes);
+    if (!buf)
+        return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for the weights");
+    acc_values(job, w, n, shift, buf);
+    return oclconv__upload_bytes(ctx, buf, bytes, out);
 }
 
 oclconv_status oclconv__upload_weights(oclconv_context *ctx, const oclconv__job *job,

@@ -1,0 +1,144 @@
+/*
+ * The runs path (cl/runs.cl): a filter of few distinct weights as runs of
+ * equal taps along its rows, each run's sum the difference of two prefix
+ * sums of a source row; 8- and 16-bit images, whose sums are exact.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int oclconv__count_runs(const oclconv_filter *f)
+{
+    int runs = 0;
+    for (int j = 0; j < f->height; j++)
+        for (int i = 0; i < f->width; i++) {
+            double w = f->weights[(size_t)j * (size_t)f->width + (size_t)i];
+            runs += w != 0 && (i == 0 || f->weights[(size_t)j * (size_t)f->width + i - 1] != w);
+        }
+    return runs;
+}
+
+/* Two loads and two additions a run against a multiply-add a tap, and
+ * the prefix sums' pass. */
+int oclconv__runs_pay(const oclconv_filter *f)
+{
+    return 4 * (long)f->runs + 8 <= (long)f->nonzero;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int compare_runs(const void *a, const void *b)
+{
+    const cl_int *x = a, *y = b;
+    return (x[3] > y[3]) - (x[3] < y[3]);
+}
+
+/* The kernel's table: the levels' weights (doubles, an even count of them),
+ * then a cl_int4 {dy, first tap, last tap, level} a run, sorted by level.
+ * A filter of zeros gets one run of weight 0, so that every output has
+ * one.  *levels and *runs say how many; NULL when out of memory. */
+static void *runs_table(const oclconv_filter *f, int *levels, int *runs, size_t *bytes)
+{
+    size_t n = (size_t)f->width * (size_t)f->height, distinct = 0;
+    int count = oclconv__count_runs(f), rx = f->width / 2, ry = f->height / 2;
+    double *values = malloc((n + 1) * sizeof *values);
+    cl_int *table = malloc(((size_t)count + 1) * 4 * sizeof *table);
+    void *blob = NULL;
+    if (!values || !table)
+        goto out;
+    for (size_t k = 0; k < n; k++)
+        if (f->weights[k] != 0)
+            values[distinct++] = f->weights[k];
+    qsort(values, distinct, sizeof *values, compare_doubles);
+    size_t l = 0;
+    for (size_t k = 0; k < distinct; k++)
+        if (k == 0 || values[k] != values[l - 1])
+            values[l++] = values[k];
+    if (l == 0)
+        values[l++] = 0;
+    cl_int *run = table;
+    for (int j = 0; j < f->height; j++)
+        for (int i = 0; i < f->width; i++) {
+            double w = f->weights[(size_t)j * (size_t)f->width + (size_t)i];
+            if (w == 0 || (i > 0 && f->weights[(size_t)j * (size_t)f->width + i - 1] == w))
+                continue;
+            int end = i;
+            while (end + 1 < f->width && f->weights[(size_t)j * (size_t)f->width + end + 1] == w)
+                end++;
+            double *at = bsearch(&w, values, l, sizeof *values, compare_doubles);
+            run[0] = j - ry;
+            run[1] = i - rx;
+            run[2] = end - rx;
+            run[3] = (cl_int)(at - values);
+            run += 4;
+        }
+    if (count == 0) {
+        memset(table, 0, 4 * sizeof *table);
+        count = 1;
+    }
+    qsort(table, (size_t)count, 4 * sizeof *table, compare_runs);
+    size_t head = (l + 1) / 2 * 2 * sizeof(double);
+    *bytes = head + (size_t)count * 4 * sizeof *table;
+    if ((blob = calloc(1, *bytes)) != NULL) {
+        memcpy(blob, values, l * sizeof *values);
+        memcpy((char *)blob + head, table, (size_t)count * 4 * sizeof *table);
+        *levels = (int)((l + 1) / 2 * 2);
+        *runs = count;
+    }
+out:
+    free(values);
+    free(table);
+    return blob;
+}
+
+oclconv_status oclconv__run_runs(oclconv_context *ctx, const oclconv__job *job,
+                                 const oclconv__io *io)
+{
+    const oclconv_filter *f = job->filter;
+    cl_int width = job->src->width, height = job->src->height, rx = f->width / 2,
+           ry = f->height / 2, levels = 0, runs = 0;
+    size_t cn = (size_t)job->src->channels, bytes = 0;
+    char options[512];
+    oclconv__common_options(ctx, job, options, sizeof options);
+    cl_kernel prefix, sum;
+    cl_mem sums = NULL, table = NULL;
+    oclconv_status s = oclconv__get_kernel(ctx, "runs", "runs_prefix", options, &prefix);
+    if (s == OCLCONV_OK)
+        s = oclconv__get_kernel(ctx, "runs", "runs_sum", options, &sum);
+    if (s == OCLCONV_OK)
+        s = oclconv__scratch(ctx, 2,
+                             ((size_t)width + 2 * (size_t)rx + 1) * cn * (size_t)height *
+                                 sizeof(cl_uint),
+                             &sums);
+    void *blob = s == OCLCONV_OK ? runs_table(f, &levels, &runs, &bytes) : NULL;
+    if (s == OCLCONV_OK && !blob)
+        s = oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for the filter's runs");
+    if (s == OCLCONV_OK)
+        s = oclconv__upload_bytes(ctx, blob, bytes, &table);
+    else
+        free(blob);
+    double bv = job->opt.border_value, scale = job->opt.scale, delta = job->opt.delta,
+           wsum = f->sum;
+    if (s == OCLCONV_OK)
+        s = oclconv__args(ctx, prefix, 0, 5, sizeof io->in, &io->in, sizeof sums, &sums,
+                          sizeof width, &width, sizeof height, &height, sizeof rx, &rx);
+    if (s == OCLCONV_OK)
+        s = oclconv__args(ctx, sum, 0, 13, sizeof sums, &sums, sizeof io->out, &io->out,
+                          sizeof width, &width, sizeof height, &height, sizeof rx, &rx,
+                          sizeof ry, &ry, sizeof table, &table, sizeof levels, &levels,
+                          sizeof runs, &runs, sizeof bv, &bv, sizeof scale, &scale,
+                          sizeof delta, &delta, sizeof wsum, &wsum);
+    if (s == OCLCONV_OK)
+        s = oclconv__run_2d_local(ctx, job, prefix, (size_t)height, 1, 0, 0);
+    if (s == OCLCONV_OK)
+        s = oclconv__run_2d(ctx, job, sum, ((size_t)width * cn + (size_t)job->vec - 1) / (size_t)job->vec,
+                            (size_t)height);
+    if (table)
+        clReleaseMemObject(table);
+    return s;
+}

@@ -1,0 +1,192 @@
+/*
+ * The runs path (filters of few distinct weights on 8- and 16-bit images)
+ * against the CPU reference: discs, rings and drawn few-level filters on
+ * every border, integer type pair and channel count, the sizes that are
+ * multiples of nothing, filters larger than the image, all-maximum images
+ * under the widest sums, in place; AUTO's choice of it, and its refusals.
+ * In the device's kernel shapes and the other device type's, a set of
+ * cases in a child process each (tests/path_check.c).
+ */
+#include "path_check.h"
+#include "test.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { DISC, RING, LEVELS, KINDS };
+
+/* A filter of fw x fh taps inside the ellipse they span: a disc of equal
+ * taps, a ring of two levels (the inner one negative for some), or taps
+ * drawn from three levels and 0. */
+static oclconv_filter *few_level_filter(uint64_t *rng, int kind, int fw, int fh)
+{
+    float *w = calloc((size_t)fw * (size_t)fh, sizeof *w);
+    float level[3] = {1, (float)rng_uniform(rng, -0.5, 2), (float)rng_uniform(rng, 0.1, 3)};
+    ASSERT(w != NULL);
+    double rx = fw / 2 + 0.5, ry = fh / 2 + 0.5, sum = 0;
+    for (int j = 0; j < fh; j++)
+        for (int i = 0; i < fw; i++) {
+            double dx = (i - fw / 2) / rx, dy = (j - fh / 2) / ry, d = dx * dx + dy * dy;
+            float v = d > 1 ? 0 : kind == DISC ? 1 : kind == RING ? level[d < 0.3 ? 1 : 0]
+                                                            : level[rng_next(rng) % 3];
+            if (kind == LEVELS && rng_next(rng) % 4 == 0)
+                v = 0;
+            w[j * fw + i] = v;
+            sum += v;
+        }
+    for (int k = 0; k < fw * fh; k++) /* weights summing to about 1 */
+        w[k] = (float)(w[k] / (fabs(sum) > 0.5 ? sum : 1));
+    oclconv_filter *f;
+    ASSERT_OK(NULL, oclconv_filter_create(fw, fh, w, &f));
+    free(w);
+    return f;
+}
+
+/* The integer type pairs (type_pairs' indices) the path takes. */
+static const int int_pairs[] = {0, 1, 3, 5};
+enum { INT_PAIRS = sizeof int_pairs / sizeof *int_pairs };
+
+static void sweep(oclconv_context *ctx, uint64_t *rng)
+{
+    static const int shapes_runs[][2] = {{3, 3}, {7, 7}, {9, 5}, {1, 9}, {15, 15}, {5, 1}};
+    enum { N_SHAPES = sizeof shapes_runs / sizeof *shapes_runs };
+    long cases = 0;
+    for (int b = OCLCONV_BORDER_CLAMP; b <= OCLCONV_BORDER_NORMALIZE; b++)
+        for (int p = 0; p < INT_PAIRS; p++) {
+            /* As test_paths draws: the folding borders (k 0) share a
+             * channel count, the others take the other three. */
+            int k = b == OCLCONV_BORDER_ZERO       ? 1
+                    : b == OCLCONV_BORDER_CONSTANT ? 2
+                    : b == OCLCONV_BORDER_NORMALIZE ? 3
+                                                    : 0;
+            int cn = 1 + (p + k) % 4, shape = (int)(rng_next(rng) % N_SHAPES);
+            int fw = shapes_runs[shape][0], fh = shapes_runs[shape][1];
+            const type_pair *tp = &type_pairs[int_pairs[p]];
+            oclconv_filter *f = few_level_filter(rng, (b + p) % KINDS, fw, fh);
+            oclconv_options opt = options_for(OCLCONV_METHOD_RUNS, (oclconv_border)b,
+                                              (float)rng_uniform(rng, -20, 300));
+            if (rng_next(rng) % 3 == 0) {
+                opt.scale = (float)rng_uniform(rng, 0.5, 2);
+                opt.delta = (float)rng_uniform(rng, -10, 10);
+            }
+            for (size_t sz = 0; sz < SIZES; sz++) {
+                size_t extra = rng_next(rng) % 2 ? rng_next(rng) % 37 : 0;
+                oclconv_image src = image_random(rng, sizes[sz][0], sizes[sz][1], cn, tp->src,
+                                                 extra);
+                char label[200];
+                snprintf(label, sizeof label, "runs %s %s->%s cn=%d %dx%d filter %dx%d",
+                         border_name(opt.border), type_name(src.type), type_name(tp->dst), cn,
+                         src.width, src.height, fw, fh);
+                check_one(ctx, &src, tp->dst, rng_next(rng) % 2 ? 12 : 0, f, &opt, label);
+                image_free(&src);
+                cases++;
+            }
+            oclconv_filter_destroy(f);
+        }
+    printf("runs: %ld cases\n", cases);
+}
+
+/* The widest sums: every value at the type's maximum under a 63x63 disc
+ * (u8) and a 31x31 ring (u16, CONSTANT at the maximum too), and a filter of
+ * distinct taps, each a run of its own. */
+static void full_scale(oclconv_context *ctx, uint64_t *rng)
+{
+    static const struct {
+        oclconv_type type;
+        int cn, size, kind;
+        oclconv_border border;
+    } cases[] = {{OCLCONV_U8, 1, 63, DISC, OCLCONV_BORDER_REFLECT101},
+                 {OCLCONV_U16, 2, 31, RING, OCLCONV_BORDER_CONSTANT},
+                 {OCLCONV_U16, 3, 9, KINDS, OCLCONV_BORDER_NORMALIZE}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        oclconv_filter *f = cases[c].kind == KINDS
+                                ? filter_for(OCLCONV_METHOD_BUFFER, rng, cases[c].size, cases[c].size)
+                                : few_level_filter(rng, cases[c].kind, cases[c].size, cases[c].size);
+        oclconv_image src = image_random(rng, 70, 45, cases[c].cn, cases[c].type, 0);
+        if (cases[c].kind != KINDS)
+            memset(src.data, 0xff, image_bytes(&src));
+        oclconv_options opt = options_for(OCLCONV_METHOD_RUNS, cases[c].border,
+                                          cases[c].type == OCLCONV_U8 ? 255 : 65535);
+        char label[160];
+        snprintf(label, sizeof label, "runs %dx%d on 70x45 %s cn=%d %s", cases[c].size,
+                 cases[c].size, type_name(cases[c].type), cases[c].cn, border_name(opt.border));
+        check_one(ctx, &src, cases[c].type, 0, f, &opt, label);
+        image_free(&src);
+        oclconv_filter_destroy(f);
+    }
+}
+
+/* In parts: bands of rows (OCLCONV_BANDS) and strips that keep the
+ * device's buffers, prefix sums included, under a cap. */
+static void in_parts(oclconv_context *ctx, uint64_t *rng)
+{
+    static const oclconv_border borders[] = {OCLCONV_BORDER_REFLECT, OCLCONV_BORDER_WRAP,
+                                             OCLCONV_BORDER_CONSTANT, OCLCONV_BORDER_NORMALIZE};
+    oclconv_filter *f = few_level_filter(rng, RING, 13, 11);
+    for (int b = 0; b < 4; b++) {
+        oclconv_options opt = options_for(OCLCONV_METHOD_RUNS, borders[b], 9);
+        oclconv_image src = image_random(rng, 67, 131, 1 + b, OCLCONV_U8, 0);
+        char label[160];
+        if (b % 2)
+            opt.max_device_bytes = 64 << 10;
+        else
+            setenv("OCLCONV_BANDS", "3", 1);
+        snprintf(label, sizeof label, "runs 13x11 on 67x131 u8 cn=%d %s in %s", src.channels,
+                 border_name(opt.border), b % 2 ? "strips" : "bands");
+        check_one(ctx, &src, OCLCONV_U8, 0, f, &opt, label);
+        unsetenv("OCLCONV_BANDS");
+        image_free(&src);
+    }
+    oclconv_filter_destroy(f);
+}
+
+/* AUTO takes the runs for a disc on 8- and 16-bit images, not for float
+ * ones, which the path refuses when forced; nor for a filter of distinct
+ * taps. */
+static void choices(oclconv_context *ctx, uint64_t *rng)
+{
+    oclconv_filter *disc = few_level_filter(rng, DISC, 15, 15);
+    oclconv_filter *any = filter_for(OCLCONV_METHOD_BUFFER, rng, 7, 7);
+    const oclconv_type types[] = {OCLCONV_U8, OCLCONV_U16, OCLCONV_F32};
+    for (int t = 0; t < 3; t++) {
+        oclconv_image src = image_random(rng, 40, 30, 1, types[t], 0);
+        oclconv_image dst = image_like(&src, types[t], 0);
+        oclconv_options opt = options_for(OCLCONV_METHOD_AUTO, OCLCONV_BORDER_CLAMP, 0);
+        ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst, disc, &opt));
+        ASSERT_EQ(oclconv_last_method(ctx) == OCLCONV_METHOD_RUNS, types[t] != OCLCONV_F32);
+        ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst, any, &opt));
+        ASSERT(oclconv_last_method(ctx) != OCLCONV_METHOD_RUNS);
+        opt.method = OCLCONV_METHOD_RUNS;
+        if (types[t] == OCLCONV_F32) {
+            ASSERT_STATUS(ctx, oclconv_apply(ctx, &src, &dst, disc, &opt), OCLCONV_E_UNSUPPORTED);
+            ASSERT_CONTAINS(oclconv_errmsg(ctx), "8- and 16-bit");
+        }
+        image_free(&src);
+        image_free(&dst);
+    }
+    oclconv_filter_destroy(disc);
+    oclconv_filter_destroy(any);
+}
+
+static int runs_body(oclconv_context *ctx, uint64_t *rng, int kind, int own_shapes)
+{
+    (void)kind;
+    sweep(ctx, rng);
+    full_scale(ctx, rng);
+    in_place(ctx, OCLCONV_METHOD_RUNS, rng);
+    in_parts(ctx, rng);
+    if (own_shapes)
+        choices(ctx, rng);
+    return test_failures;
+}
+
+static const case_set sets[] = {
+    {0, 0, 20, "runs"},
+    {1, 0, 21, "runs"},
+};
+
+int main(void)
+{
+    return run_case_sets(sets, sizeof sets / sizeof *sets, runs_body);
+}
