@@ -8,7 +8,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 set -- "$here/tests" "$@"
 if ! ls "$PY_ROOT"/oclconv/_oclconv*.so >/dev/null 2>&1; then
-    echo "the extension module was not built: $PYTHON's headers are missing (Debian: python3-dev)"
+    echo "the extension module is not built in $PY_ROOT/oclconv: run make python (or make check); it needs $PYTHON's headers (Debian: python3-dev)"
     exit 1
 fi
 for mod in numpy:numpy pytest:pytest scipy:scipy skimage:skimage dask:dask \

@@ -43,6 +43,20 @@ def test_filter_larger_than_image(ctx):
     assert_matches(out, *reference(img, f.weights, "reflect"), "uint8")
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "uint16"])
+def test_disc_by_runs(dtype):
+    y, x = np.mgrid[-7:8, -7:8]
+    f = oclconv.Filter(((x * x + y * y) <= 56) / np.count_nonzero((x * x + y * y) <= 56))
+    img = random_image((41, 53, 3), dtype, seed=9)
+    with oclconv.Context() as c:
+        c.set_calibration("off")                    # AUTO's rules: the runs for a disc
+        out = c.apply(img, f, border="constant", border_value=100)
+        assert c.last_method == "runs"
+        assert_matches(out, *reference(img, f.weights, "constant", 100), dtype)
+        with pytest.raises(oclconv.Unsupported, match="8- and 16-bit"):
+            c.apply(img.astype(np.float32), f, method="runs")
+
+
 def test_builtin_filters_and_last_method(ctx):
     img = random_image((23, 37), "uint8", seed=1)
     f = oclconv.Filter.sobel_x()
