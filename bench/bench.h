@@ -134,9 +134,11 @@ void check_output(image_set *im, const case_data *cd, cell *c, int is_opencv,
                   const char *fmt_label, const char *what);
 
 /* ====== The device's own rates (roofline.c) ============================ */
-/* The best device time of clEnqueueCopyBuffer of `bytes` on the library's
- * queue over `runs` copies after one more; 0 on failure. */
-double copy_seconds(oclconv_context *ctx, size_t bytes, int runs);
+/* The best device times of copying `bytes` on the library's queue by
+ * clEnqueueCopyBuffer (*call) and by a copy kernel of 16-byte vectors
+ * (*kernel), over `runs` copies after one more; returns the faster, 0 where
+ * neither ran. */
+double copy_seconds(oclconv_context *ctx, size_t bytes, int runs, double *call, double *kernel);
 /* The device's FP32 rate in flop/s, measured; 0 on failure. */
 double fp32_rate(oclconv_context *ctx);
 
