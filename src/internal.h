@@ -498,8 +498,9 @@ oclconv_status oclconv__run_runs(oclconv_context *ctx, const oclconv__job *job,
                                  const oclconv__io *io);
 /* The runs of equal non-zero taps along the filter's rows (path_runs.c). */
 int oclconv__count_runs(const oclconv_filter *f);
-/* Whether its runs are few enough beside its taps for AUTO to take them. */
-int oclconv__runs_pay(const oclconv_filter *f);
+/* Whether its runs are few enough beside its taps for AUTO to take them,
+ * in CPU or GPU kernel shapes. */
+int oclconv__runs_pay(const oclconv_filter *f, int cpu_shapes);
 /* The image path moves its own pixels. */
 oclconv_status oclconv__run_image(oclconv_context *ctx, const oclconv__job *job);
 /* Whether the image path can run this job here; the reason in ctx if not. */

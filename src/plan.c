@@ -233,7 +233,7 @@ static oclconv_status choose_by_rule(oclconv_context *ctx, oclconv__job *job)
     for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
         job->method = order[i];
         if ((order[i] == OCLCONV_METHOD_BOX && !box_pays) ||
-            (order[i] == OCLCONV_METHOD_RUNS && !oclconv__runs_pay(f)))
+            (order[i] == OCLCONV_METHOD_RUNS && !oclconv__runs_pay(f, job->cpu_shapes)))
             continue;
         if (check_method(ctx, job) == OCLCONV_OK) {
             oclconv__clear_error(ctx);

@@ -141,31 +141,41 @@ static void in_parts(oclconv_context *ctx, uint64_t *rng)
     oclconv_filter_destroy(f);
 }
 
-/* AUTO takes the runs for a disc on 8- and 16-bit images, not for float
- * ones, which the path refuses when forced; nor for a filter of distinct
- * taps. */
-static void choices(oclconv_context *ctx, uint64_t *rng)
+/* AUTO's rules take the runs for a 31x31 disc on 8- and 16-bit images,
+ * and for a 15x15 one in CPU shapes only (GPUs' direct sum is faster
+ * there); not for float images, which the path refuses when forced; nor
+ * for a filter of distinct taps. */
+static void choices(oclconv_context *ctx, uint64_t *rng, int own_shapes)
 {
-    oclconv_filter *disc = few_level_filter(rng, DISC, 15, 15);
+    cl_device_type type = 0;
+    clGetDeviceInfo(oclconv_cl_device(ctx), CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    int cpu_shapes = own_shapes == ((type & CL_DEVICE_TYPE_CPU) != 0);
+    oclconv_filter *discs[2] = {few_level_filter(rng, DISC, 31, 31),
+                                few_level_filter(rng, DISC, 15, 15)};
     oclconv_filter *any = filter_for(OCLCONV_METHOD_BUFFER, rng, 7, 7);
     const oclconv_type types[] = {OCLCONV_U8, OCLCONV_U16, OCLCONV_F32};
     for (int t = 0; t < 3; t++) {
         oclconv_image src = image_random(rng, 40, 30, 1, types[t], 0);
         oclconv_image dst = image_like(&src, types[t], 0);
         oclconv_options opt = options_for(OCLCONV_METHOD_AUTO, OCLCONV_BORDER_CLAMP, 0);
-        ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst, disc, &opt));
-        ASSERT_EQ(oclconv_last_method(ctx) == OCLCONV_METHOD_RUNS, types[t] != OCLCONV_F32);
+        for (int d = 0; d < 2; d++) {
+            ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst, discs[d], &opt));
+            ASSERT_EQ(oclconv_last_method(ctx) == OCLCONV_METHOD_RUNS,
+                      types[t] != OCLCONV_F32 && (d == 0 || cpu_shapes));
+        }
         ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst, any, &opt));
         ASSERT(oclconv_last_method(ctx) != OCLCONV_METHOD_RUNS);
         opt.method = OCLCONV_METHOD_RUNS;
         if (types[t] == OCLCONV_F32) {
-            ASSERT_STATUS(ctx, oclconv_apply(ctx, &src, &dst, disc, &opt), OCLCONV_E_UNSUPPORTED);
+            ASSERT_STATUS(ctx, oclconv_apply(ctx, &src, &dst, discs[0], &opt),
+                          OCLCONV_E_UNSUPPORTED);
             ASSERT_CONTAINS(oclconv_errmsg(ctx), "8- and 16-bit");
         }
         image_free(&src);
         image_free(&dst);
     }
-    oclconv_filter_destroy(disc);
+    oclconv_filter_destroy(discs[0]);
+    oclconv_filter_destroy(discs[1]);
     oclconv_filter_destroy(any);
 }
 
@@ -176,8 +186,7 @@ static int runs_body(oclconv_context *ctx, uint64_t *rng, int kind, int own_shap
     full_scale(ctx, rng);
     in_place(ctx, OCLCONV_METHOD_RUNS, rng);
     in_parts(ctx, rng);
-    if (own_shapes)
-        choices(ctx, rng);
+    choices(ctx, rng, own_shapes);
     return test_failures;
 }
 

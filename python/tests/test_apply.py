@@ -45,8 +45,9 @@ def test_filter_larger_than_image(ctx):
 
 @pytest.mark.parametrize("dtype", ["uint8", "uint16"])
 def test_disc_by_runs(dtype):
-    y, x = np.mgrid[-7:8, -7:8]
-    f = oclconv.Filter(((x * x + y * y) <= 56) / np.count_nonzero((x * x + y * y) <= 56))
+    y, x = np.mgrid[-15:16, -15:16]                 # a 31x31 disc: runs on CPUs and GPUs
+    disc = (x * x + y * y) <= 15 * 16
+    f = oclconv.Filter(disc / np.count_nonzero(disc))
     img = random_image((41, 53, 3), dtype, seed=9)
     with oclconv.Context() as c:
         c.set_calibration("off")                    # AUTO's rules: the runs for a disc
