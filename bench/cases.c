@@ -95,11 +95,12 @@ int case_make(const bench_case *c, case_data *cd)
         int taps = 0;
         for (int j = -c->r; j <= c->r; j++)
             for (int i = -c->r; i <= c->r; i++)
-                taps += i * i + j * j <= c->r * (c->r + 1);
-        for (int j = -c->r; j <= c->r; j++)
-            for (int i = -c->r; i <= c->r; i++)
-                if (i * i + j * j <= c->r * (c->r + 1))
-                    cd->k2d[(j + c->r) * n + i + c->r] = 1.0f / (float)taps;
+                if (i * i + j * j <= c->r * (c->r + 1)) {
+                    cd->k2d[(j + c->r) * n + i + c->r] = 1;
+                    taps++;
+                }
+        for (int k = 0; k < n * n; k++)
+            cd->k2d[k] /= (float)taps;
         s = oclconv_filter_create(n, n, cd->k2d, &cd->filter);
         cd->macs = 2.0 * n; /* the runs: two loads and adds a row of taps */
         break;

@@ -498,6 +498,9 @@ oclconv_status oclconv__run_runs(oclconv_context *ctx, const oclconv__job *job,
                                  const oclconv__io *io);
 /* The runs of equal non-zero taps along the filter's rows (path_runs.c). */
 int oclconv__count_runs(const oclconv_filter *f);
+/* The bytes of the runs path's prefix sums for a source row `width` pixels
+ * long (the row and the filter's reach, and one more). */
+size_t oclconv__runs_row_bytes(const oclconv__job *job, int width);
 /* Whether its runs are few enough beside its taps for AUTO to take them,
  * in CPU or GPU kernel shapes. */
 int oclconv__runs_pay(const oclconv_filter *f, int cpu_shapes);

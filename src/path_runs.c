@@ -8,15 +8,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The last tap of the run of equal non-zero taps that starts at tap i of
+ * row j, or -1 where none starts there. */
+static int run_end(const oclconv_filter *f, int j, int i)
+{
+    const double *row = f->weights + (size_t)j * (size_t)f->width;
+    if (row[i] == 0 || (i > 0 && row[i - 1] == row[i]))
+        return -1;
+    int end = i;
+    while (end + 1 < f->width && row[end + 1] == row[i])
+        end++;
+    return end;
+}
+
 int oclconv__count_runs(const oclconv_filter *f)
 {
     int runs = 0;
     for (int j = 0; j < f->height; j++)
-        for (int i = 0; i < f->width; i++) {
-            double w = f->weights[(size_t)j * (size_t)f->width + (size_t)i];
-            runs += w != 0 && (i == 0 || f->weights[(size_t)j * (size_t)f->width + i - 1] != w);
-        }
+        for (int i = 0; i < f->width; i++)
+            runs += run_end(f, j, i) >= 0;
     return runs;
+}
+
+size_t oclconv__runs_row_bytes(const oclconv__job *job, int width)
+{
+    return ((size_t)width + (size_t)job->filter->width) * (size_t)job->src->channels *
+           sizeof(cl_uint);
 }
 
 /* CPUs: two loads and two additions a run against a multiply-add a tap,
@@ -48,50 +65,47 @@ static int compare_runs(const void *a, const void *b)
  * one.  *levels and *runs say how many; NULL when out of memory. */
 static void *runs_table(const oclconv_filter *f, int *levels, int *runs, size_t *bytes)
 {
-    size_t n = (size_t)f->width * (size_t)f->height, distinct = 0;
-    int count = oclconv__count_runs(f), rx = f->width / 2, ry = f->height / 2;
-    double *values = malloc((n + 1) * sizeof *values);
-    cl_int *table = malloc(((size_t)count + 1) * 4 * sizeof *table);
+    int count = f->runs, rx = f->width / 2, ry = f->height / 2;
+    double *values = malloc(((size_t)count + 1) * sizeof *values);
+    cl_int *table = calloc((size_t)count + 1, 4 * sizeof *table);
     void *blob = NULL;
     if (!values || !table)
         goto out;
-    for (size_t k = 0; k < n; k++)
-        if (f->weights[k] != 0)
-            values[distinct++] = f->weights[k];
-    qsort(values, distinct, sizeof *values, compare_doubles);
+    /* Every run's weight, then the distinct ones (at least one). */
     size_t l = 0;
-    for (size_t k = 0; k < distinct; k++)
-        if (k == 0 || values[k] != values[l - 1])
-            values[l++] = values[k];
-    if (l == 0)
-        values[l++] = 0;
+    for (int j = 0; j < f->height; j++)
+        for (int i = 0; i < f->width; i++)
+            if (run_end(f, j, i) >= 0)
+                values[l++] = f->weights[(size_t)j * (size_t)f->width + (size_t)i];
+    qsort(values, l, sizeof *values, compare_doubles);
+    size_t distinct = 0;
+    for (size_t k = 0; k < l; k++)
+        if (k == 0 || values[k] != values[distinct - 1])
+            values[distinct++] = values[k];
+    if (distinct == 0)
+        values[distinct++] = 0;
     cl_int *run = table;
     for (int j = 0; j < f->height; j++)
         for (int i = 0; i < f->width; i++) {
-            double w = f->weights[(size_t)j * (size_t)f->width + (size_t)i];
-            if (w == 0 || (i > 0 && f->weights[(size_t)j * (size_t)f->width + i - 1] == w))
+            int end = run_end(f, j, i);
+            if (end < 0)
                 continue;
-            int end = i;
-            while (end + 1 < f->width && f->weights[(size_t)j * (size_t)f->width + end + 1] == w)
-                end++;
-            double *at = bsearch(&w, values, l, sizeof *values, compare_doubles);
+            double w = f->weights[(size_t)j * (size_t)f->width + (size_t)i];
+            double *at = bsearch(&w, values, distinct, sizeof *values, compare_doubles);
             run[0] = j - ry;
             run[1] = i - rx;
             run[2] = end - rx;
             run[3] = (cl_int)(at - values);
             run += 4;
         }
-    if (count == 0) {
-        memset(table, 0, 4 * sizeof *table);
-        count = 1;
-    }
+    count += count == 0; /* the zero run calloc left */
     qsort(table, (size_t)count, 4 * sizeof *table, compare_runs);
-    size_t head = (l + 1) / 2 * 2 * sizeof(double);
+    size_t head = (distinct + 1) / 2 * 2 * sizeof(double);
     *bytes = head + (size_t)count * 4 * sizeof *table;
     if ((blob = calloc(1, *bytes)) != NULL) {
-        memcpy(blob, values, l * sizeof *values);
+        memcpy(blob, values, distinct * sizeof *values);
         memcpy((char *)blob + head, table, (size_t)count * 4 * sizeof *table);
-        *levels = (int)((l + 1) / 2 * 2);
+        *levels = (int)((distinct + 1) / 2 * 2);
         *runs = count;
     }
 out:
@@ -115,9 +129,7 @@ oclconv_status oclconv__run_runs(oclconv_context *ctx, const oclconv__job *job,
     if (s == OCLCONV_OK)
         s = oclconv__get_kernel(ctx, "runs", "runs_sum", options, &sum);
     if (s == OCLCONV_OK)
-        s = oclconv__scratch(ctx, 2,
-                             ((size_t)width + 2 * (size_t)rx + 1) * cn * (size_t)height *
-                                 sizeof(cl_uint),
+        s = oclconv__scratch(ctx, 2, oclconv__runs_row_bytes(job, width) * (size_t)height,
                              &sums);
     void *blob = s == OCLCONV_OK ? runs_table(f, &levels, &runs, &bytes) : NULL;
     if (s == OCLCONV_OK && !blob)
@@ -140,7 +152,8 @@ oclconv_status oclconv__run_runs(oclconv_context *ctx, const oclconv__job *job,
     if (s == OCLCONV_OK)
         s = oclconv__run_2d_local(ctx, job, prefix, (size_t)height, 1, 0, 0);
     if (s == OCLCONV_OK)
-        s = oclconv__run_2d(ctx, job, sum, ((size_t)width * cn + (size_t)job->vec - 1) / (size_t)job->vec,
+        s = oclconv__run_2d(ctx, job, sum, ((size_t)width * cn + (size_t)job->vec - 1) /
+                                               (size_t)job->vec,
                             (size_t)height);
     if (table)
         clReleaseMemObject(table);

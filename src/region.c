@@ -226,8 +226,8 @@ static void row_bytes(const oclconv__job *job, int width, size_t *io, size_t *mi
     size_t values = (size_t)width * (size_t)job->src->channels;
     *io = values * (oclconv__type_size(job->src->type) + oclconv__type_size(job->dst->type));
     *mid = !job->fused || job->method == OCLCONV_METHOD_BOX ? (values + 16) * 8 : 0;
-    if (job->method == OCLCONV_METHOD_RUNS) /* prefix sums of the row and its reach */
-        *mid = (values + (size_t)job->filter->width * (size_t)job->src->channels) * 4;
+    if (job->method == OCLCONV_METHOD_RUNS)
+        *mid = oclconv__runs_row_bytes(job, width);
 }
 
 /* Bands where copies overlap: 1 (none) unless the device has memory of
