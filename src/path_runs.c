@@ -47,6 +47,11 @@ int oclconv__runs_pay(const oclconv_filter *f, int cpu_shapes)
     return (cpu_shapes ? 4 * (long)f->runs + 8 : 20 * (long)f->runs) <= (long)f->nonzero;
 }
 
+/* The prefix pass's rows a work-group, fixed: left to the runtime, the
+ * group would follow the image's height, and PoCL compiles the kernel
+ * anew for each group size it meets. */
+#define PREFIX_ROWS 32
+
 static int compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -150,7 +155,7 @@ oclconv_status oclconv__run_runs(oclconv_context *ctx, const oclconv__job *job,
                           sizeof runs, &runs, sizeof bv, &bv, sizeof scale, &scale,
                           sizeof delta, &delta, sizeof wsum, &wsum);
     if (s == OCLCONV_OK)
-        s = oclconv__run_2d_local(ctx, job, prefix, (size_t)height, 1, 0, 0);
+        s = oclconv__run_2d_local(ctx, job, prefix, (size_t)height, 1, PREFIX_ROWS, 1);
     if (s == OCLCONV_OK)
         s = oclconv__run_2d(ctx, job, sum, ((size_t)width * cn + (size_t)job->vec - 1) /
                                                (size_t)job->vec,
