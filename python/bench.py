@@ -79,7 +79,8 @@ class CImage(ctypes.Structure):
 class COptions(ctypes.Structure):
     _fields_ = [("size", ctypes.c_size_t), ("border", ctypes.c_int),
                 ("border_value", ctypes.c_float), ("method", ctypes.c_int),
-                ("scale", ctypes.c_float), ("delta", ctypes.c_float)]
+                ("scale", ctypes.c_float), ("delta", ctypes.c_float),
+                ("max_device_bytes", ctypes.c_size_t)]
 
 
 class CLibrary:

@@ -79,10 +79,9 @@ def _no_channel_filter(ndim, what, idiom):
                               "cannot be done here: %s" % (what, idiom))
 
 
-def _centred(taps, origin, name="weights"):
-    """1-D taps with SciPy's origin, as an odd filter centred at the output."""
-    taps = np.asarray(taps, dtype=np.float64).ravel()
-    n = len(taps)
+def _placement(n, origin, name="weights"):
+    """Where SciPy's origin puts n taps in an odd filter centred at the
+    output: that filter's length, and each tap's index in it."""
     if n == 0:
         raise InvalidArgument("%s: no taps" % name)
     origin = int(origin)
@@ -90,8 +89,15 @@ def _centred(taps, origin, name="weights"):
         raise InvalidArgument("invalid origin %d for %d taps" % (origin, n))
     offsets = np.arange(n) - n // 2 - origin   # where tap j reads, from the output
     r = int(np.abs(offsets).max())
-    out = np.zeros(2 * r + 1)
-    out[offsets + r] = taps
+    return 2 * r + 1, offsets + r
+
+
+def _centred(taps, origin, name="weights"):
+    """1-D taps with SciPy's origin, as an odd filter centred at the output."""
+    taps = np.asarray(taps, dtype=np.float64).ravel()
+    size, at = _placement(len(taps), origin, name)
+    out = np.zeros(size)
+    out[at] = taps
     return out
 
 
@@ -210,9 +216,10 @@ def _correlate_plan(ndim, weights, origin):
     if w.size == 0:
         raise InvalidArgument("weights: no taps")
     # Each axis's origin moves the weights as it moves 1-D taps.
-    rows = [_centred(np.eye(w.shape[0])[j], origins[0]) for j in range(w.shape[0])]
-    cols = [_centred(np.eye(w.shape[1])[i], origins[1]) for i in range(w.shape[1])]
-    return np.einsum("jy,ix,ji->yx", np.array(rows), np.array(cols), w)
+    (h, rows), (wd, cols) = _placement(w.shape[0], origins[0]), _placement(w.shape[1], origins[1])
+    out = np.zeros((h, wd))
+    out[np.ix_(rows, cols)] = w
+    return out
 
 
 def _flip_origin(n, origin):
