@@ -132,6 +132,8 @@ typedef struct {
     double flops; /* fp32 flop/s; 0 when unknown */
     ratio_stats total;
     ratio_stats vs_best[2]; /* AUTO against the fastest path: end to end, kernels */
+    int npp;                /* an NVIDIA device, and NPP built in: the NPP lines */
+    ratio_stats vs_npp;     /* AUTO's kernels against NPP's, every format */
 } bench;
 
 /* The bench's float images are multiples of 2^-24, so the box path's
@@ -204,7 +206,7 @@ static int run_format(bench *b, const format *fm, format_summary *sum)
     print_table_header();
     fflush(stdout);
 
-    ratio_stats fstats = {0, 0, 0, INFINITY, ""};
+    ratio_stats fstats = {0, 0, 0, INFINITY, ""}, npp_stats = {0, 0, 0, INFINITY, ""};
     ratio_stats fbest[2] = {{0, 0, 0, INFINITY, ""}, {0, 0, 0, INFINITY, ""}};
     int slow_seen[MAX_PATHS][KIND_COUNT] = {{0}};
     clear_notes();
@@ -238,6 +240,17 @@ static int run_format(bench *b, const format *fm, format_summary *sum)
         if (rw.autoc.state == CELL_ERROR)
             add_note(fm->name, what, r.err);
         check_output(&im, cd, &rw.autoc, 0, fm->name, what);
+#ifdef OCLCONV_BENCH_NPP
+        if (b->npp) {
+            r.run = run_npp;
+            measure(&r, &im, S, 0, &rw.npp);
+            snprintf(what, sizeof what, "%s NPP", cd->label);
+            if (rw.npp.state == CELL_ERROR)
+                add_note(fm->name, what, r.err);
+            check_output(&im, cd, &rw.npp, 0, fm->name, what);
+            r.run = run_oclconv;
+        }
+#endif
         for (int p = 0; p < path_count; p++) {
             cell *c = &rw.path[p];
             if (slow_seen[p][cd->c.k]) {
@@ -263,6 +276,15 @@ static int run_format(bench *b, const format *fm, format_summary *sum)
                 rw.roof = compute;
         }
         print_row(cd, &rw, mp);
+        if (b->npp && rw.npp.state == CELL_OK && rw.npp.kern > 0 && rw.autoc.kern > 0) {
+            double q = rw.npp.kern / rw.autoc.kern;
+            printf("          NPP kern %.0f MP/s%s: auto/NPP %.2fx\n", mp / rw.npp.kern,
+                   rw.npp.mismatch ? " (differs from the reference: see the notes)" : "", q);
+            add_ratio(&npp_stats, q, 0, fm->name, cd->label);
+            add_ratio(&b->vs_npp, q, 0, fm->name, cd->label);
+        } else if (b->npp) {
+            printf("          NPP %s\n", rw.npp.state == CELL_SLOW ? "slow" : "not timed: see the notes");
+        }
         fflush(stdout);
 
         if (has_time(&rw.ocv) && has_time(&rw.autoc)) {
@@ -291,6 +313,10 @@ static int run_format(bench *b, const format *fm, format_summary *sum)
                fstats.estimated ? " (~: some estimated)" : "", fstats.min_ratio,
                fstats.min_where);
     print_vs_best(fm->name, fbest);
+    if (npp_stats.count > 0)
+        printf("%s: auto/NPP, kernels: geometric mean %.2fx over %d cases, minimum %.2fx (%s)\n",
+               fm->name, exp(npp_stats.log_sum / npp_stats.count), npp_stats.count,
+               npp_stats.min_ratio, npp_stats.min_where);
     if (fm->type == OCLCONV_F32)
         inexact_boxes(b, &im, mp);
     print_notes();
@@ -337,6 +363,7 @@ static int run_size(bench *b, const settings *S, int quick)
     b->total.min_ratio = INFINITY;
     memset(b->vs_best, 0, sizeof b->vs_best);
     b->vs_best[0].min_ratio = b->vs_best[1].min_ratio = INFINITY;
+    b->vs_npp = (ratio_stats){0, 0, 0, INFINITY, ""};
     printf("\nimages:   %dx%d, CLAMP border (OpenCV BORDER_REPLICATE); Gaussian sigma = r/3\n",
            S->width, S->height);
     if (quick)
@@ -360,6 +387,10 @@ static int run_size(bench *b, const settings *S, int quick)
     else
         printf("auto/OpenCV: n/a (OpenCV not built in)\n");
     print_vs_best("all formats (target: 0.9x or more in every cell)", b->vs_best);
+    if (b->vs_npp.count > 0)
+        printf("auto/NPP, kernels: geometric mean %.2fx over %d cases, minimum %.2fx (%s)\n",
+               exp(b->vs_npp.log_sum / b->vs_npp.count), b->vs_npp.count, b->vs_npp.min_ratio,
+               b->vs_npp.min_where);
     for (int fi = 0; fi < FORMAT_COUNT; fi++) {
         printf("%s, time ratios:\n", formats[fi].name);
         print_ratio_pair("box path (running sums), box r31 / box r1 (target: about 1)",
@@ -490,6 +521,14 @@ int main(int argc, char **argv)
     printf("peer:     %s, on this machine's CPU\n", ocvpeer_describe());
 #else
     printf("peer:     OpenCV not built in (pkg-config finds no opencv4): its columns say n/a\n");
+#endif
+#ifdef OCLCONV_BENCH_NPP
+    char vendor[128] = "";
+    clGetDeviceInfo(oclconv_cl_device(b.ctx), CL_DEVICE_VENDOR, sizeof vendor, vendor, NULL);
+    b.npp = strstr(vendor, "NVIDIA") != NULL;
+    if (b.npp)
+        printf("NPP:      %s, kernel time of its calls on device-resident images (CUDA "
+               "events), checked against the reference\n", npppeer_describe());
 #endif
     b.flops = fp32_rate(b.ctx);
     if (b.flops > 0)

@@ -92,6 +92,12 @@ int run_oclconv(runner *r, const oclconv_image *src, oclconv_image *dst, run_inf
 #ifdef OCLCONV_BENCH_OPENCV
 int run_opencv(runner *r, const oclconv_image *src, oclconv_image *dst, run_info *info);
 #endif
+#ifdef OCLCONV_BENCH_NPP
+/* npp_peer.c: NVIDIA's NPP on CUDA device 0; its kernel time is the NPP
+ * calls' alone, from CUDA events. */
+int run_npp(runner *r, const oclconv_image *src, oclconv_image *dst, run_info *info);
+const char *npppeer_describe(void);
+#endif
 
 /* ====== Measuring one cell (measure.c) ================================= */
 typedef enum {
@@ -173,6 +179,7 @@ void find_paths(void);
 
 typedef struct {
     cell ocv, autoc, path[MAX_PATHS];
+    cell npp; /* NVIDIA devices, where NPP is built in */
     double roof; /* MP/s; 0 when unknown */
 } row;
 

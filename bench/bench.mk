@@ -3,7 +3,7 @@
 # defines BUILD, CC, ALL_CFLAGS, LIB_A and LDLIBS_CL.
 
 BENCH := $(BUILD)/bench/bench
-BENCH_SRC := $(sort $(wildcard bench/*.c))
+BENCH_SRC := $(filter-out bench/npp_peer.c,$(sort $(wildcard bench/*.c)))
 BENCH_DEPS := $(BENCH_SRC) bench/bench.h bench/opencv_peer.h include/oclconv.h $(LIB_A)
 BENCH_CFLAGS = $(ALL_CFLAGS) -Iinclude -Ibench
 BENCH_OBJ :=
@@ -19,6 +19,22 @@ BENCH_CFLAGS += -DOCLCONV_BENCH_OPENCV
 BENCH_OBJ += $(BUILD)/bench/opencv_peer.o
 BENCH_LIBS += $(shell pkg-config --libs-only-L opencv4) -lopencv_imgproc -lopencv_core -lstdc++
 endif
+
+# The NPP peer (bench/npp_peer.c): built when the CUDA toolkit's NPP headers
+# and libraries are found, under CUDA_HOME or a versioned /usr/local/cuda-*.
+CUDA_HOME ?= /usr/local/cuda
+NPP_ROOT ?= $(firstword $(wildcard $(CUDA_HOME)/targets/x86_64-linux \
+    /usr/local/cuda-*/targets/x86_64-linux))
+BENCH_NPP := $(if $(and $(wildcard $(NPP_ROOT)/include/nppi_filtering_functions.h),\
+    $(wildcard $(NPP_ROOT)/lib/libnppif.so)),yes)
+ifeq ($(BENCH_NPP),yes)
+BENCH_CFLAGS += -DOCLCONV_BENCH_NPP
+BENCH_OBJ += $(BUILD)/bench/npp_peer.o
+BENCH_LIBS += -L$(NPP_ROOT)/lib -Wl,-rpath,$(NPP_ROOT)/lib -lnppif -lnppc -lcudart
+endif
+
+$(BUILD)/bench/npp_peer.o: bench/npp_peer.c bench/bench.h include/oclconv.h | $(BUILD)/bench
+	$(CC) $(BENCH_CFLAGS) -isystem $(NPP_ROOT)/include -c $< -o $@
 
 # The commit the numbers belong to; "-modified" when the tree differs from it.
 BENCH_COMMIT = $(or $(shell git rev-parse --short HEAD 2>/dev/null),unknown)$(shell \
