@@ -3,7 +3,7 @@
  *
  * Usage:
  *   make bench               build and run the full bench (about 4 minutes on 2 CPU cores)
- *   make bench QUICK=1       or `make bench-quick`: 1920x1080 images, 6 of the 17 cases,
+ *   make bench QUICK=1       or `make bench-quick`: 1920x1080 images, 6 of the 19 cases,
  *                            fewer runs (under a minute)
  *   build/bench/bench [--quick] [--size WxH]... [--commit ID] [--verbose]
  *   OCLCONV_DEVICE=gpu make bench      the device, as everywhere (oclconv_create(NULL))
@@ -278,12 +278,12 @@ static int run_format(bench *b, const format *fm, format_summary *sum)
         print_row(cd, &rw, mp);
         if (b->npp && rw.npp.state == CELL_OK && rw.npp.kern > 0 && rw.autoc.kern > 0) {
             double q = rw.npp.kern / rw.autoc.kern;
-            printf("          NPP kern %.0f MP/s%s: auto/NPP %.2fx\n", mp / rw.npp.kern,
+            printf("           NPP kern %.0f MP/s%s: auto/NPP %.2fx\n", mp / rw.npp.kern,
                    rw.npp.mismatch ? " (differs from the reference: see the notes)" : "", q);
             add_ratio(&npp_stats, q, 0, fm->name, cd->label);
             add_ratio(&b->vs_npp, q, 0, fm->name, cd->label);
         } else if (b->npp) {
-            printf("          NPP %s\n", rw.npp.state == CELL_SLOW ? "slow" : "not timed: see the notes");
+            printf("           NPP %s\n", rw.npp.state == CELL_SLOW ? "slow" : "not timed: see the notes");
         }
         fflush(stdout);
 
@@ -367,7 +367,7 @@ static int run_size(bench *b, const settings *S, int quick)
     printf("\nimages:   %dx%d, CLAMP border (OpenCV BORDER_REPLICATE); Gaussian sigma = r/3\n",
            S->width, S->height);
     if (quick)
-        printf("QUICK:    %dx%d instead of 3840x2160, %d of the 17 cases a format, at most %d "
+        printf("QUICK:    %dx%d instead of 3840x2160, %d of the 19 cases a format, at most %d "
                "timed runs a cell\n",
                S->width, S->height, b->ncases, S->runs);
     fflush(stdout);
@@ -419,7 +419,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: bench [--quick] [--only KIND] [--size WxH]... [--reach] [--huge WxH] "
                "[--commit ID] [--verbose]\n"
-               "  --quick      1920x1080 images, 6 of the 17 cases a format, at most 3 runs a "
+               "  --quick      1920x1080 images, 6 of the 19 cases a format, at most 3 runs a "
                "cell\n"
                "  --only KIND  one kind's cases (gauss, rand2d, sep, box, disc), no cold start, "
                "reach or batch rows\n"

@@ -9,8 +9,8 @@ static const char *const kind_names[] = {"gauss", "rand2d", "sep", "box", "disc"
 
 static const bench_case full_cases[] = {
     {GAUSS, 1},  {GAUSS, 3},  {GAUSS, 7}, {GAUSS, 15}, {RAND2D, 1}, {RAND2D, 2}, {RAND2D, 3},
-    {RAND2D, 7}, {SEP, 1},    {SEP, 3},   {SEP, 7},    {SEP, 15},   {BOX, 1},    {BOX, 7},
-    {BOX, 31},   {DISC, 7},   {DISC, 15},
+    {RAND2D, 7}, {RAND2D, 15}, {RAND2D, 31}, {SEP, 1},    {SEP, 3},   {SEP, 7},  {SEP, 15},
+    {BOX, 1},    {BOX, 7},     {BOX, 31},    {DISC, 7},   {DISC, 15},
 };
 static const bench_case quick_cases[] = {
     {GAUSS, 3}, {GAUSS, 15}, {RAND2D, 2}, {SEP, 7}, {BOX, 1}, {BOX, 31},

@@ -97,7 +97,7 @@ void fmt_cell(const cell *c, double mp, char *e2e, char *kern, size_t size)
 void print_table_header(void)
 {
     line l = {"", 0};
-    put_left(&l, 10, "case");
+    put_left(&l, 11, "case");
     put_left(&l, 5, "time");
     for (int p = 0; p < path_count; p++)
         put(&l, 10, oclconv_method_name(path_list[p]));
@@ -115,9 +115,9 @@ void print_row(const case_data *cd, const row *rw, double mp)
 {
     char e[16], k[16];
     line l1 = {"", 0}, l2 = {"", 0};
-    put_left(&l1, 10, cd->label);
+    put_left(&l1, 11, cd->label);
     put_left(&l1, 5, "e2e");
-    put_left(&l2, 10, "");
+    put_left(&l2, 11, "");
     put_left(&l2, 5, "kern");
     for (int p = 0; p < path_count; p++) {
         fmt_cell(&rw->path[p], mp, e, k, sizeof e);
