@@ -56,6 +56,15 @@ static inline void prefetch_bytes(__global const src_t *p, int bytes)
  * RGBA8 r3 at 4K and 256x256 0.8-1.0x, so they keep row_pass().) */
 #define GATHER_EDGES (RX * CN >= VEC)
 
+/* The ring of row passes holds each row twice, FH slots apart, so that the
+ * column pass reads FH consecutive slots without a wrap; filters of at most
+ * 5 rows hold each once and wrap the index (PoCL, 4K, against twice: RGBA8
+ * Gaussian r2 1.4-1.7x, r1 1.03-1.08x, r3 level; at r7 the wrap cost
+ * 0.96x). */
+#define RING_COPIES (FH <= 5 ? 1 : 2)
+#define RING_ROW(i) (RING_COPIES == 1 ? (i) % FH : (i))
+#define PUT_SLOT(c, v) (slot[c] = slot[(RING_COPIES - 1) * FH * CHUNKS + (c)] = (v))
+
 /* A work-item: CHUNKS vectors side by side (CHUNKS * VEC values of a row)
  * down a band of BAND rows.  Each source row's row pass goes into a ring of
  * the last FH rows, and each output row is made as soon as its FH rows are
@@ -70,10 +79,9 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
     if (v0 >= rowlen || y0 >= height)
         return;
     int rows = min(BAND, height - y0), chunks = min(CHUNKS, (rowlen - v0 + VEC - 1) / VEC);
-    /* Each row twice, FH apart, so no read wraps; vectors past the row's
-     * end stay 0. */
-    accv_t ring[2 * FH * CHUNKS];
-    for (int k = 0; k < 2 * FH * CHUNKS; k++)
+    /* Vectors past the row's end stay 0. */
+    accv_t ring[RING_COPIES * FH * CHUNKS];
+    for (int k = 0; k < RING_COPIES * FH * CHUNKS; k++)
         ring[k] = 0;
     int whole = chunks == CHUNKS && v0 >= RX * CN && v0 + CHUNKS * VEC + RX * CN <= rowlen;
     for (int t = 0; t < rows + 2 * RY; t++) {
@@ -89,7 +97,7 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
             SUM_ACROSS(h, FW, row, LOAD_V(in + c * VEC + i * CN));
 #pragma unroll
             for (int c = 0; c < CHUNKS; c++)
-                slot[c] = slot[FH * CHUNKS + c] = h[c];
+                PUT_SLOT(c, h[c]);
         } else if (GATHER_EDGES && IS_PIXEL(sy)) {
             __global const src_t *in = src + (size_t)sy * rowlen;
             acc_t win[CHUNKS * VEC + 2 * RX * CN];
@@ -101,15 +109,14 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
             accv_t h[CHUNKS];
             SUM_ACROSS(h, FW, row, LOAD_ACC_V(win + c * VEC + i * CN));
             for (int c = 0; c < chunks; c++)
-                slot[c] = slot[FH * CHUNKS + c] = h[c] * row_rescales(v0 + c * VEC, width,
-                                                                      row_edges);
+                PUT_SLOT(c, h[c] * row_rescales(v0 + c * VEC, width, row_edges));
         } else {
             for (int c = 0; c < chunks; c++) {
                 accv_t h = IS_PIXEL(sy) ? row_pass(src + (size_t)sy * rowlen, width,
                                                    v0 + c * VEC, row, border_value) *
                                               row_rescales(v0 + c * VEC, width, row_edges)
                                         : (accv_t)outside_row;
-                slot[c] = slot[FH * CHUNKS + c] = h;
+                PUT_SLOT(c, h);
             }
         }
         if (t < 2 * RY)
@@ -119,7 +126,7 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
         int k = t - 2 * RY, y = y0 + k, first = k % FH;
         acc_t rescaled = col_rescale(y, height, col_edges);
         accv_t sum[CHUNKS];
-        SUM_ACROSS(sum, FH, col, ring[(first + i) * CHUNKS + c]);
+        SUM_ACROSS(sum, FH, col, ring[RING_ROW(first + i) * CHUNKS + c]);
 #pragma unroll
         for (int c = 0; c < CHUNKS; c++)
             if (c < chunks)
