@@ -179,10 +179,10 @@ static int quads_fit(const oclconv_context *ctx, const oclconv__job *job)
 }
 
 /* AUTO: the first path that can run the job, in one order: running sums,
- * separable passes, the buffer kernel.  On CPUs: running sums for boxes,
- * fused passes for separable filters, the vectorised buffer kernel for the
- * rest and for float images under 3x3 taps (the image path's sampler is
- * emulated there and far slower).  On GPUs, measured on NVIDIA's OpenCL
+ * separable passes, the buffer kernel.  On CPUs: running sums for boxes
+ * from 11 taps, fused passes for separable filters, the vectorised buffer
+ * kernel for the rest (the image path's sampler is emulated there and far
+ * slower).  On GPUs, measured on NVIDIA's OpenCL
  * (4K and 8K): the separable tiles' cost grows with the taps and the
  * one-pass running sums' does not.  They win for 8-bit RGBA boxes at
  * every size, in quads up to 15x15 (quads_fit() above), and for 8-bit
@@ -222,14 +222,13 @@ static oclconv_status choose_by_rule(oclconv_context *ctx, oclconv__job *job)
     int box_from = job->src->type == OCLCONV_U8    ? u8_from[cn - 1]
                    : job->src->type == OCLCONV_U16 ? u16_from[cn - 1]
                                                    : float_from[cn - 1];
-    int box_pays = job->cpu_shapes || widest >= box_from || quads_fit(ctx, job);
-    /* On CPUs a float image under at most 3x3 taps goes straight to the
-     * buffer kernel: nothing to convert, and 1.4-2x the separable and box
-     * kernels on PoCL (8-bit images and wider filters: no gain). */
-    if (job->cpu_shapes && job->src->type == OCLCONV_F32 && widest <= 3) {
-        job->method = OCLCONV_METHOD_BUFFER;
-        return OCLCONV_OK;
-    }
+    /* On CPUs the running sums from 11 taps: below, the fused separable
+     * bands ran 1.5-3.2x faster on PoCL (4K, boxes r1-r4, u8 gray and
+     * RGBA8; r1 f32 2.9x), level at r5 (RGBA8) and r7 (u8 gray); they had
+     * been taken at every size, and float images under 3x3 taps through
+     * the buffer kernel, which the bands now beat 1.6-2x there. */
+    int box_pays = (job->cpu_shapes && widest >= 11) || (!job->cpu_shapes && widest >= box_from) ||
+                   quads_fit(ctx, job);
     for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
         job->method = order[i];
         if ((order[i] == OCLCONV_METHOD_BOX && !box_pays) ||
