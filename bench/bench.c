@@ -107,13 +107,18 @@ static void auto_vs_best(const row *rw, ratio_stats *fmt, ratio_stats *all, cons
     }
 }
 
+/* "<what>, <ratio>: geometric mean ..., minimum ... (<where>)", when any. */
+static void print_stats(const char *what, const char *ratio, const ratio_stats *rs)
+{
+    if (rs->count > 0)
+        printf("%s: %s: geometric mean %.2fx over %d cases, minimum %.2fx (%s)\n", what, ratio,
+               exp(rs->log_sum / rs->count), rs->count, rs->min_ratio, rs->min_where);
+}
+
 static void print_vs_best(const char *what, const ratio_stats *rs)
 {
-    for (int k = 0; k < 2; k++)
-        if (rs[k].count > 0)
-            printf("%s: fastest path/AUTO's path, %s: geometric mean %.2fx over %d cases, minimum %.2fx "
-                   "(%s)\n", what, k ? "kernels" : "end to end", exp(rs[k].log_sum / rs[k].count),
-                   rs[k].count, rs[k].min_ratio, rs[k].min_where);
+    print_stats(what, "fastest path/AUTO's path, end to end", &rs[0]);
+    print_stats(what, "fastest path/AUTO's path, kernels", &rs[1]);
 }
 
 /* What the summary compares, per format: the box path's and AUTO's times
@@ -135,6 +140,19 @@ typedef struct {
     int npp;                /* an NVIDIA device, and NPP built in: the NPP lines */
     ratio_stats vs_npp;     /* AUTO's kernels against NPP's, every format */
 } bench;
+
+/* Times one runner's cell of its case and checks the output against the
+ * reference (or makes it the reference); a failed run leaves a note. */
+static void take_cell(runner *r, image_set *im, const settings *S, int estimate, cell *c,
+                      const format *fm, const char *who, int is_opencv)
+{
+    char what[64];
+    measure(r, im, S, estimate, c);
+    snprintf(what, sizeof what, "%s %s", r->cd->label, who);
+    if (c->state == CELL_ERROR)
+        add_note(fm->name, what, r->err);
+    check_output(im, r->cd, c, is_opencv, fm->name, what);
+}
 
 /* The bench's float images are multiples of 2^-24, so the box path's
  * running sums are exact.  One value of 1e-30, as real float images may
@@ -220,35 +238,22 @@ static int run_format(bench *b, const format *fm, format_summary *sum)
         memset(&r, 0, sizeof r);
         r.ctx = b->ctx;
         r.cd = cd;
-        char what[64];
 #ifdef OCLCONV_BENCH_OPENCV
         /* OpenCV first: its output is the reference the others meet. */
         r.run = run_opencv;
-        measure(&r, &im, S, 1, &rw.ocv);
-        if (rw.ocv.state == CELL_ERROR)
-            add_note(fm->name, cd->label, r.err);
-        snprintf(what, sizeof what, "%s OpenCV", cd->label);
-        check_output(&im, cd, &rw.ocv, 1, fm->name, what);
+        take_cell(&r, &im, S, 1, &rw.ocv, fm, "OpenCV", 1);
         /* OpenCV's worker threads spin a while after its last call; the
          * cell timed next (AUTO's) would share the cores with them. */
         nanosleep(&(struct timespec){0, 100 * 1000 * 1000}, NULL);
 #endif
         r.run = run_oclconv;
         r.method = OCLCONV_METHOD_AUTO;
-        measure(&r, &im, S, 1, &rw.autoc);
-        snprintf(what, sizeof what, "%s auto", cd->label);
-        if (rw.autoc.state == CELL_ERROR)
-            add_note(fm->name, what, r.err);
-        check_output(&im, cd, &rw.autoc, 0, fm->name, what);
+        take_cell(&r, &im, S, 1, &rw.autoc, fm, "auto", 0);
 #ifdef OCLCONV_BENCH_NPP
         if (b->npp) {
-            r.run = run_npp;
-            measure(&r, &im, S, 0, &rw.npp);
-            snprintf(what, sizeof what, "%s NPP", cd->label);
-            if (rw.npp.state == CELL_ERROR)
-                add_note(fm->name, what, r.err);
-            check_output(&im, cd, &rw.npp, 0, fm->name, what);
-            r.run = run_oclconv;
+            runner npp = r;
+            npp.run = run_npp;
+            take_cell(&npp, &im, S, 0, &rw.npp, fm, "NPP", 0);
         }
 #endif
         for (int p = 0; p < path_count; p++) {
@@ -259,13 +264,9 @@ static int run_format(bench *b, const format *fm, format_summary *sum)
                 continue;
             }
             r.method = path_list[p];
-            measure(&r, &im, S, 0, c);
-            snprintf(what, sizeof what, "%s %s", cd->label, oclconv_method_name(path_list[p]));
+            take_cell(&r, &im, S, 0, c, fm, oclconv_method_name(path_list[p]), 0);
             if (c->state == CELL_SLOW)
                 slow_seen[p][cd->c.k] = 1;
-            if (c->state == CELL_ERROR)
-                add_note(fm->name, what, r.err);
-            check_output(&im, cd, c, 0, fm->name, what);
         }
         /* Roofline: the lower of the copy rate and the FP32 rate for the
          * filter's fewest multiply-adds a pixel. */
@@ -283,7 +284,8 @@ static int run_format(bench *b, const format *fm, format_summary *sum)
             add_ratio(&npp_stats, q, 0, fm->name, cd->label);
             add_ratio(&b->vs_npp, q, 0, fm->name, cd->label);
         } else if (b->npp) {
-            printf("           NPP %s\n", rw.npp.state == CELL_SLOW ? "slow" : "not timed: see the notes");
+            printf("           NPP %s\n",
+                   rw.npp.state == CELL_SLOW ? "slow" : "not timed: see the notes");
         }
         fflush(stdout);
 
@@ -313,10 +315,7 @@ static int run_format(bench *b, const format *fm, format_summary *sum)
                fstats.estimated ? " (~: some estimated)" : "", fstats.min_ratio,
                fstats.min_where);
     print_vs_best(fm->name, fbest);
-    if (npp_stats.count > 0)
-        printf("%s: auto/NPP, kernels: geometric mean %.2fx over %d cases, minimum %.2fx (%s)\n",
-               fm->name, exp(npp_stats.log_sum / npp_stats.count), npp_stats.count,
-               npp_stats.min_ratio, npp_stats.min_where);
+    print_stats(fm->name, "auto/NPP, kernels", &npp_stats);
     if (fm->type == OCLCONV_F32)
         inexact_boxes(b, &im, mp);
     print_notes();
@@ -387,10 +386,7 @@ static int run_size(bench *b, const settings *S, int quick)
     else
         printf("auto/OpenCV: n/a (OpenCV not built in)\n");
     print_vs_best("all formats (target: 0.9x or more in every cell)", b->vs_best);
-    if (b->vs_npp.count > 0)
-        printf("auto/NPP, kernels: geometric mean %.2fx over %d cases, minimum %.2fx (%s)\n",
-               exp(b->vs_npp.log_sum / b->vs_npp.count), b->vs_npp.count, b->vs_npp.min_ratio,
-               b->vs_npp.min_where);
+    print_stats("all formats", "auto/NPP, kernels", &b->vs_npp);
     for (int fi = 0; fi < FORMAT_COUNT; fi++) {
         printf("%s, time ratios:\n", formats[fi].name);
         print_ratio_pair("box path (running sums), box r31 / box r1 (target: about 1)",

@@ -95,7 +95,7 @@ static int reserve(size_t bytes, size_t taps)
 
 /* The case's taps for NPP: 2-D (reversed), row and column (reversed; a
  * Gaussian's from its filter's middle row, normalised). */
-static void case_taps(const case_data *cd, float *t2d, float *row, float *col)
+static void case_taps(const case_data *cd, float *t2d, float *rtaps, float *ctaps)
 {
     int n = 2 * cd->c.r + 1;
     const double *w = oclconv_filter_weights(cd->filter);
@@ -105,8 +105,8 @@ static void case_taps(const case_data *cd, float *t2d, float *row, float *col)
     for (int i = 0; i < n; i++)
         mid += w[cd->c.r * n + i];
     for (int i = 0; i < n; i++) {
-        row[i] = cd->row ? cd->row[n - 1 - i] : (float)(w[cd->c.r * n + n - 1 - i] / mid);
-        col[i] = cd->col ? cd->col[n - 1 - i] : row[i];
+        rtaps[i] = cd->row ? cd->row[n - 1 - i] : (float)(w[cd->c.r * n + n - 1 - i] / mid);
+        ctaps[i] = cd->col ? cd->col[n - 1 - i] : rtaps[i];
     }
 }
 
@@ -116,7 +116,7 @@ static NppStatus filter(const case_data *cd, int f32, int cn, int width, int hei
     int n = 2 * cd->c.r + 1, r = cd->c.r, step = width * cn * (f32 ? 4 : 1);
     NppiSize size = {width, height}, mask = {n, n};
     NppiPoint origin = {0, 0}, anchor = {r, r};
-    const Npp32f *t2d = P.taps, *row = P.taps + n * n, *col = row + n;
+    const Npp32f *t2d = P.taps, *rtaps = P.taps + n * n, *ctaps = rtaps + n;
     NppiBorderType b = NPP_BORDER_REPLICATE;
     NppStreamContext sc = P.sc;
     const Npp8u *s8 = P.src;
@@ -127,11 +127,11 @@ static NppStatus filter(const case_data *cd, int f32, int cn, int width, int hei
     switch (cd->c.k) {
     case GAUSS:
         return f32       ? nppiFilterGaussAdvancedBorder_32f_C1R_Ctx(s32, step, size, origin, d32,
-                                                                     step, size, n, row, b, sc)
+                                                                     step, size, n, rtaps, b, sc)
                : cn == 4 ? nppiFilterGaussAdvancedBorder_8u_C4R_Ctx(s8, step, size, origin, d8,
-                                                                    step, size, n, row, b, sc)
+                                                                    step, size, n, rtaps, b, sc)
                          : nppiFilterGaussAdvancedBorder_8u_C1R_Ctx(s8, step, size, origin, d8,
-                                                                    step, size, n, row, b, sc);
+                                                                    step, size, n, rtaps, b, sc);
     case RAND2D:
     case DISC:
         return f32 ? nppiFilterBorder_32f_C1R_Ctx(s32, step, size, origin, d32, step, size, t2d,
@@ -142,22 +142,22 @@ static NppStatus filter(const case_data *cd, int f32, int cn, int width, int hei
                                                           t2d, mask, anchor, b, sc);
     case SEP:
         if (f32) {
-            st = nppiFilterRowBorder_32f_C1R_Ctx(s32, step, size, origin, m32, step, size, row, n,
+            st = nppiFilterRowBorder_32f_C1R_Ctx(s32, step, size, origin, m32, step, size, rtaps, n,
                                                  r, b, sc);
             return st < 0 ? st
                           : nppiFilterColumnBorder_32f_C1R_Ctx(m32, step, size, origin, d32, step,
-                                                               size, col, n, r, b, sc);
+                                                               size, ctaps, n, r, b, sc);
         }
         st = cn == 4 ? nppiFilterRowBorder32f_8u_C4R_Ctx(s8, step, size, origin, m8, step, size,
-                                                         row, n, r, b, sc)
+                                                         rtaps, n, r, b, sc)
                      : nppiFilterRowBorder32f_8u_C1R_Ctx(s8, step, size, origin, m8, step, size,
-                                                         row, n, r, b, sc);
+                                                         rtaps, n, r, b, sc);
         if (st < 0)
             return st;
         return cn == 4 ? nppiFilterColumnBorder32f_8u_C4R_Ctx(m8, step, size, origin, d8, step,
-                                                              size, col, n, r, b, sc)
+                                                              size, ctaps, n, r, b, sc)
                        : nppiFilterColumnBorder32f_8u_C1R_Ctx(m8, step, size, origin, d8, step,
-                                                              size, col, n, r, b, sc);
+                                                              size, ctaps, n, r, b, sc);
     case BOX:
         return f32 ? nppiFilterBoxBorder_32f_C1R_Ctx(s32, step, size, origin, d32, step, size,
                                                      mask, anchor, b, sc)
@@ -222,12 +222,13 @@ int run_npp(runner *r, const oclconv_image *src, oclconv_image *dst, run_info *i
     float ms = 0;
     if (e == cudaSuccess && st >= 0 && cudaEventElapsedTime(&ms, P.start, P.stop) == cudaSuccess)
         info->kern = ms * 1e-3;
-    if (e != cudaSuccess || st < 0) {
-        snprintf(r->err, sizeof r->err, "NPP: %s",
-                 e != cudaSuccess ? cudaGetErrorString(e) : "an NPP call failed");
-        if (st < 0)
-            snprintf(r->err, sizeof r->err, "NPP: the %s call returned status %d", cd->label,
-                     (int)st);
+    if (st < 0) {
+        snprintf(r->err, sizeof r->err, "NPP: the %s call returned status %d", cd->label,
+                 (int)st);
+        return RUN_PEER_FAILED;
+    }
+    if (e != cudaSuccess) {
+        snprintf(r->err, sizeof r->err, "NPP: %s", cudaGetErrorString(e));
         return RUN_PEER_FAILED;
     }
     info->took = OCLCONV_METHOD_AUTO;
