@@ -219,16 +219,16 @@ static oclconv_status choose_by_rule(oclconv_context *ctx, oclconv__job *job)
     int cn = job->src->channels;
     static const int u8_from[4] = {27, 11, 7, 7}, u16_from[4] = {25, 9, 11, 7},
                      float_from[4] = {85, 57, 61, 45};
-    int box_from = job->src->type == OCLCONV_U8    ? u8_from[cn - 1]
-                   : job->src->type == OCLCONV_U16 ? u16_from[cn - 1]
-                                                   : float_from[cn - 1];
     /* On CPUs the running sums from 11 taps: below, the fused separable
      * bands ran 1.5-3.2x faster on PoCL (4K, boxes r1-r4, u8 gray and
      * RGBA8; r1 f32 2.9x), level at r5 (RGBA8) and r7 (u8 gray); they had
      * been taken at every size, and float images under 3x3 taps through
      * the buffer kernel, which the bands now beat 1.6-2x there. */
-    int box_pays = (job->cpu_shapes && widest >= 11) || (!job->cpu_shapes && widest >= box_from) ||
-                   quads_fit(ctx, job);
+    int box_from = job->cpu_shapes                 ? 11
+                   : job->src->type == OCLCONV_U8  ? u8_from[cn - 1]
+                   : job->src->type == OCLCONV_U16 ? u16_from[cn - 1]
+                                                   : float_from[cn - 1];
+    int box_pays = widest >= box_from || quads_fit(ctx, job);
     for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
         job->method = order[i];
         if ((order[i] == OCLCONV_METHOD_BOX && !box_pays) ||
