@@ -4,13 +4,18 @@
     x = da.from_zarr(...)                                 # (height, width[, channels])
     y = oclconv.dask.gaussian_filter(x, sigma=(2, 2, 0))  # lazy, like x
 
-Each chunk is filtered with its neighbours' pixels around it
-(`map_overlap`, depth = the filter's radius on the two spatial axes), and
-the border mode acts only at the true edges of the image (boundary 'none';
-WRAP gets Dask's 'periodic' halo), so a chunked result equals the
-whole-image result: to the bit for integer outputs under a pinned method,
-within the library's contract otherwise.  Chunks split along the channel
-axis are merged first.  Each worker thread filters on its own context,
+Each output chunk is one task, which takes the input chunks its halo
+reaches (the filter's radius on the two spatial axes: all of the nearest
+chunks, several where chunks are narrower than the radius), puts the
+halo'd source together in one buffer (no copy at all where one chunk holds
+it) and filters it as a region: the border mode acts only at the true edges
+of the image, or under WRAP on a halo that goes on at the far side.  So a
+chunked result equals the whole-image result: to the bit for integer
+outputs under a pinned method, within the library's contract otherwise.
+Chunks split along the channel axis are merged first.  (Dask's own
+`map_overlap` copies each chunk with its halo into a new array, filters,
+and trims; this graph makes one copy into a reused buffer, and costs about
+half as much: python/bench.py, docs/performance.md.)  Each worker thread filters on its own context,
 made on first use on the device that $OCLCONV_DEVICE names in that process
 (so each worker process of a cluster may be given a GPU of its own).
 
@@ -18,19 +23,84 @@ The names are dask_image.ndfilters' (and scipy.ndimage's), with
 keyword-only `output` (a dtype) and `method`; `apply` is oclconv.apply on a
 Dask array.
 """
+import bisect
+import threading
+
 import dask.array as da
 import numpy as np
+from dask.base import tokenize
+from dask.highlevelgraph import HighLevelGraph
 
-from . import BORDERS, METHODS, Filter, _dtype, _index
-from . import apply as _apply
+from . import BORDERS, METHODS, Filter, _dtype, _index, default_context
 from . import ndimage as _nd
 
 __all__ = ["apply", "correlate", "convolve", "gaussian_filter", "uniform_filter", "sobel",
            "prewitt", "laplace"]
 
 
-def _block(block, filter, border, border_value, scale, delta, method, out_dtype):
-    return _apply(block, filter, border, border_value, scale, delta, method, dtype=out_dtype)
+def _reach(bounds, r, wrap):
+    """For each block of an axis (block edges `bounds`), where its halo'd
+    span comes from: a list of (block, start, stop) segments in order, and
+    how many halo values come before the block.  The halo is `r` values on
+    each side, cut at the axis' ends, or going on at the far end with
+    `wrap`; an axis of one block takes none (the border acts on it whole)."""
+    n, last = bounds[-1], len(bounds) - 2
+    plans = []
+    for k in range(last + 1):
+        a, b = bounds[k], bounds[k + 1]
+        lo, hi = (a, b) if last == 0 else (a - r, b + r) if wrap else (max(a - r, 0),
+                                                                       min(b + r, n))
+        segments, pos = [], lo
+        while pos < hi:
+            p = pos % n
+            j = bisect.bisect_right(bounds, p) - 1
+            stop = min(bounds[j + 1], p + hi - pos)
+            segments.append((j, p - bounds[j], stop - bounds[j]))
+            pos += stop - p
+        plans.append((segments, a - lo))
+    return plans
+
+
+_local = threading.local()
+
+
+def _scratch(shape, dtype):
+    """An array of `shape` in this thread's buffer for sources put together,
+    kept from one block to the next (fresh memory for each would cost its
+    first touch every time); it grows to the largest block's size."""
+    n = int(np.prod(shape)) * dtype.itemsize
+    buf = getattr(_local, "buf", None)
+    if buf is None or buf.nbytes < n:
+        buf = _local.buf = np.empty(n, np.uint8)
+    return buf[:n].view(dtype).reshape(shape)
+
+
+def _tile(pieces, rows, cols, top, left, height, width, filter, border, border_value, scale,
+          delta, method, out_dtype):
+    """One output block: its source with the halo put together from the
+    blocks that hold it (or the one block itself, where it holds it all),
+    filtered as a whole image whose edges are the image's true edges or lie
+    a full radius from every output."""
+    if height == 0 or width == 0:
+        return np.empty((height, width) + pieces[0][0].shape[2:], dtype=out_dtype)
+    if len(rows) == 1 and len(cols) == 1:
+        (_, r0, r1), (_, c0, c1) = rows[0], cols[0]
+        src = pieces[0][0][r0:r1, c0:c1]
+    else:
+        first = pieces[0][0]
+        src = _scratch((sum(s[2] - s[1] for s in rows), sum(s[2] - s[1] for s in cols))
+                       + first.shape[2:], first.dtype)
+        y = 0
+        for (_, r0, r1), line in zip(rows, pieces):
+            x = 0
+            for (_, c0, c1), block in zip(cols, line):
+                src[y:y + r1 - r0, x:x + c1 - c0] = block[r0:r1, c0:c1]
+                x += c1 - c0
+            y += r1 - r0
+    return default_context().apply_region(src, filter, src.shape[:2], out_at=(top, left),
+                                          out_shape=(height, width), border=border,
+                                          border_value=border_value, scale=scale,
+                                          delta=delta, method=method, dtype=out_dtype)
 
 
 def apply(image, filter, border="clamp", border_value=0.0, scale=1.0, delta=0.0,
@@ -47,17 +117,24 @@ def apply(image, filter, border="clamp", border_value=0.0, scale=1.0, delta=0.0,
     method = METHODS[_index(METHODS, method, "method")]
     if x.ndim == 3:
         x = x.rechunk({2: -1})
-    depth = {0: 0, 1: 0, 2: 0}
     for axis, r in zip((0, 1), filter.radius):
         if x.numblocks[axis] > 1 and r >= x.shape[axis]:
             x = x.rechunk({axis: -1})     # a halo as wide as the image: take it whole
-        if x.numblocks[axis] > 1:
-            depth[axis] = r
-    depth = {a: d for a, d in depth.items() if a < x.ndim}
-    return x.map_overlap(_block, depth=depth, boundary="periodic" if border == "wrap" else "none",
-                         trim=True, dtype=dt, meta=np.empty((0,) * x.ndim, dtype=dt),
-                         filter=filter, border=border, border_value=float(border_value),
-                         scale=float(scale), delta=float(delta), method=method, out_dtype=dt)
+    plans = [_reach(np.cumsum((0,) + c).tolist(), r, border == "wrap")
+             for c, r in zip(x.chunks[:2], filter.radius)]
+    name = "oclconv-apply-" + tokenize(x, filter.__reduce__()[1], border, border_value, scale,
+                                       delta, method, dt)
+    options = (filter, border, float(border_value), float(scale), float(delta), method, dt)
+    tail = (0,) if x.ndim == 3 else ()
+    layer = {}
+    for i, (rows, top) in enumerate(plans[0]):
+        for j, (cols, left) in enumerate(plans[1]):
+            pieces = [[(x.name, r[0], c[0]) + tail for c in cols] for r in rows]
+            layer[(name, i, j) + tail] = (_tile, pieces, rows, cols, top, left,
+                                          x.chunks[0][i], x.chunks[1][j]) + options
+    graph = HighLevelGraph.from_collections(name, layer, dependencies=[x])
+    return da.Array(graph, name, chunks=x.chunks, dtype=dt,
+                    meta=np.empty((0,) * x.ndim, dtype=dt))
 
 
 def _named(name, image, args, mode, cval, output, method):

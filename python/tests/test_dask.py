@@ -54,6 +54,19 @@ def test_uneven_chunks_and_chunks_smaller_than_depth():
     assert y.dtype == np.uint8 and np.array_equal(y.compute(), want)
 
 
+@pytest.mark.parametrize("border", ["wrap", "normalize", "constant"])
+def test_halo_across_several_chunks(border):
+    """A 7x9 filter on chunks of 2 to 5 pixels: each halo comes from up to
+    three chunks a side, going on at the far side under WRAP; and a chunk
+    of no rows."""
+    img = random_image((23, 29, 2), "uint16", seed=60)
+    f = oclconv.Filter(np.arange(1.0, 64.0).reshape(7, 9) / 2016)
+    want, method = pinned_whole(img, f, border=border, border_value=7)
+    x = da.from_array(img, chunks=((2, 5, 0, 3, 4, 9), (5, 2, 3, 4, 15), 2))
+    y = od.apply(x, f, border=border, border_value=7, method=method)
+    assert np.array_equal(y.compute(), want)
+
+
 def test_names_match_ndimage():
     gray = random_image((30, 37), "float32", seed=41)
     x = da.from_array(gray, chunks=(9, 11))
