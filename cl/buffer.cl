@@ -1,9 +1,11 @@
 /*
  * The buffer path: a row is width * CN values; one work-item computes VEC
- * consecutive values of one row.  Where every tap of those values lies in the
- * image (most of it), taps are vector loads VEC values wide with no border
- * test (on GPUs each row's from its window: window_taps()); near the edges
- * each value takes the general route through border_index().
+ * consecutive values of each of ROWS rows (-DROWS, 1 on CPUs).  Where every
+ * tap of those values lies in the image (most of it), taps are vector loads
+ * VEC values wide with no border test (on GPUs each source row's from its
+ * window, loaded and converted once for all the work-item's rows that take
+ * it); near the edges each value takes the general route through
+ * border_index().
  */
 
 /* One output value (x, y, channel c) the general way. */
@@ -41,34 +43,70 @@ __kernel void convolve_buffer(__global const src_t *src, __global dst_t *dst, in
 #if TAPS_BY_VALUE
     WEIGHTS w = taps.w;
 #endif
-    int v0 = get_global_id(0) * VEC, y = get_global_id(1), rowlen = width * CN;
-    if (v0 >= rowlen || y >= height)
+    int v0 = get_global_id(0) * VEC, y0 = get_global_id(1) * ROWS, rowlen = width * CN;
+    if (v0 >= rowlen || y0 >= height)
         return;
-    __global dst_t *out = dst + (size_t)y * rowlen + v0;
     int inside_x = v0 >= RX * CN && v0 + VEC + RX * CN <= rowlen;
-    int inside_y = !BORDER_HAS_OUTSIDE || (y >= RY && y + RY < height);
+    int inside_y = y0 + ROWS <= height &&
+                   (!BORDER_HAS_OUTSIDE || (y0 >= RY && y0 + ROWS - 1 + RY < height));
     if (inside_x && inside_y) {
-        accv_t sum = 0;
+        accv_t sum[ROWS];
+#pragma unroll
+        for (int k = 0; k < ROWS; k++)
+            sum[k] = 0;
         /* Decided once, outside the loop over rows: decided inside it,
          * u8 gray r1 measured 0.73-0.88x on NVIDIA. */
         if (window_fits(src, rowlen, v0)) {
-            for (int j = 0; j < FH; j++)
-                sum = window_taps(sum, src + (size_t)border_index(y + j - RY, height) * rowlen,
-                                  v0, w + j * FW);
-        } else {
+#if ROWS == 1
             for (int j = 0; j < FH; j++) {
-                __global const src_t *p =
-                    src + (size_t)border_index(y + j - RY, height) * rowlen + v0 - RX * CN;
-                for (int i = 0; i < FW; i++)
-                    sum += w[j * FW + i] * LOAD_V(p + i * CN);
+                int sy = border_index(y0 + j - RY, height);
+                sum[0] = window_taps(sum[0], src + (size_t)sy * rowlen, v0, w + j * FW);
             }
+#else
+            /* Source row t of the ROWS + FH - 1 the work-item reads is tap
+             * row t - k of its output row k: each output still adds its
+             * tap rows in order, each row's taps in order, as one row a
+             * work-item does, and every tap's index is a constant.  A
+             * plain pragma: given through a macro's _Pragma(), 15x15 ran
+             * at one row's rate on NVIDIA's OpenCL (H200), 1.3x slower. */
+#pragma unroll
+            for (int t = 0; t < ROWS + FH - 1; t++) {
+                WINDOW_ARRAY;
+                load_window(win, src + (size_t)border_index(y0 + t - RY, height) * rowlen, v0);
+#pragma unroll
+                for (int k = 0; k < ROWS; k++)
+                    if (t - k >= 0 && t - k < FH)
+                        WINDOW_TAPS(sum[k], win, w + (t - k) * FW);
+            }
+#endif
+        } else {
+            for (int k = 0; k < ROWS; k++)
+                for (int j = 0; j < FH; j++) {
+                    __global const src_t *p =
+                        src + (size_t)border_index(y0 + k + j - RY, height) * rowlen + v0 - RX * CN;
+                    for (int i = 0; i < FW; i++)
+                        sum[k] += w[j * FW + i] * LOAD_V(p + i * CN);
+                }
         }
-        STORE_V(scale * sum + delta, out);
+        /* Aligned stores or not, decided once for all the rows: with
+         * STORE_V()'s test at each store in this unrolled loop, NVIDIA's
+         * OpenCL (driver 580.159) stored every row as the first row's test
+         * said, and faulted on 8-bit rows whose length is not a multiple
+         * of the vector (found by taking the kernel apart, H200). */
+        __global dst_t *out = dst + (size_t)y0 * rowlen + v0;
+        if (((size_t)out & (VEC * sizeof(dst_t) - 1)) == 0 && rowlen % VEC == 0) {
+#pragma unroll
+            for (int k = 0; k < ROWS; k++)
+                STORE_V_ALIGNED(scale * sum[k] + delta, out + (size_t)k * rowlen);
+        } else {
+#pragma unroll
+            for (int k = 0; k < ROWS; k++)
+                STORE_V_UNALIGNED(scale * sum[k] + delta, out + (size_t)k * rowlen);
+        }
         return;
     }
-    for (int k = 0; k < VEC && v0 + k < rowlen; k++) {
-        int v = v0 + k;
-        out[k] = value_2d(src, width, height, v / CN, y, v % CN, w, border_value, scale, delta,
-                          wsum);
-    }
+    for (int y = y0; y < y0 + ROWS && y < height; y++)
+        for (int v = v0; v < v0 + VEC && v < rowlen; v++)
+            dst[(size_t)y * rowlen + v] = value_2d(src, width, height, v / CN, y, v % CN, w,
+                                                   border_value, scale, delta, wsum);
 }

@@ -100,6 +100,8 @@ typedef DST_NAME dst_t;
 typedef acc_t accv_t;
 #define LOAD_V(p) SCALED((acc_t)(p)[0])
 #define STORE_V(v, p) ((p)[0] = TO_DST(v))
+#define STORE_V_ALIGNED(v, p) STORE_V(v, p)
+#define STORE_V_UNALIGNED(v, p) STORE_V(v, p)
 #define LOAD_ACC_V(p) ((p)[0])
 #define STORE_ACC_V(v, p) ((p)[0] = (v))
 #else
@@ -108,12 +110,14 @@ typedef CAT(ACC_NAME, VEC) accv_t;
 typedef CAT(DST_NAME, VEC) __attribute__((aligned(1))) dstv_unaligned_t;
 #define LOAD_V(p) SCALED(CAT(convert_, CAT(ACC_NAME, VEC))(CAT(vload, VEC)(0, p)))
 typedef CAT(DST_NAME, VEC) dstv_t;
+#define STORE_V_ALIGNED(v, p) (*(__global dstv_t *)(p) = TO_DST_V(v))
+#define STORE_V_UNALIGNED(v, p) (*(__global dstv_unaligned_t *)(p) = TO_DST_V(v))
 #define STORE_V(v, p)                                                                   \
     do {                                                                                \
         if (((size_t)(p) & (sizeof(dstv_t) - 1)) == 0)                                  \
-            *(__global dstv_t *)(p) = TO_DST_V(v);                                      \
+            STORE_V_ALIGNED(v, p);                                                      \
         else                                                                            \
-            *(__global dstv_unaligned_t *)(p) = TO_DST_V(v);                            \
+            STORE_V_UNALIGNED(v, p);                                                    \
     } while (0)
 #define LOAD_ACC_V(p) CAT(vload, VEC)(0, p)
 #define STORE_ACC_V(v, p) CAT(vstore, VEC)(v, 0, p)
@@ -214,13 +218,20 @@ static inline bool window_fits(__global const src_t *src, int rowlen, int v0)
 #define LOAD_ALIGNED4(p) \
     SCALED(CAT(convert_, CAT(ACC_NAME, 4))(*(__global const CAT(SRC_NAME, 4) *)(p)))
 
-static inline accv_t window_taps(accv_t sum, __global const src_t *row, int v0, WEIGHTS w)
+/* The window of a row's taps for the VEC values from v0, converted. */
+#define WINDOW_ARRAY acc_t win[WINDOWS ? WIN_LEN : 4]
+static inline void load_window(acc_t *win, __global const src_t *row, int v0)
 {
-    acc_t win[WINDOWS ? WIN_LEN : 4];
     __global const src_t *first = row + v0 - WIN_PAD;
 #pragma unroll
     for (int k = 0; k < (WINDOWS ? WIN_LEN : 0); k += 4)
         vstore4(LOAD_ALIGNED4(first + k), 0, win + k);
+}
+
+static inline accv_t window_taps(accv_t sum, __global const src_t *row, int v0, WEIGHTS w)
+{
+    WINDOW_ARRAY;
+    load_window(win, row, v0);
     WINDOW_TAPS(sum, win, w);
     return sum;
 }

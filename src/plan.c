@@ -492,6 +492,34 @@ static void plan_box_tiles(const oclconv_context *ctx, oclconv__job *job)
     job->band = job->filter->height <= 16 ? 16 : 24;
 }
 
+/* The buffer kernel on GPUs: its taps by value (see cl/separable.cl's
+ * tiles; NVIDIA, 8K and 4K: RGBA8 r2 1.11-1.16x, f32 r3 1.09-1.29x, r1
+ * 0.97-1.18x, r3 and r7 on 8-bit images level), and the rows a work-item
+ * makes (band, cl/buffer.cl's ROWS), each source row's window loaded and
+ * converted once for all of them; 8-bit RGBA two pixels a work-item.
+ * Against one row of 4 values (H200, random filters, kernel time, 4K /
+ * 8K): RGBA8 3x3 in 4 rows 1.57x / 1.85x, 5x5 1.58x / 2.14x, 7x7 1.83x /
+ * 2.40x, 15x15 in 2 rows level; u8 gray 3x3 to 7x7 0.95-1.07x / 1.44-1.49x,
+ * 15x15 in 2 rows 1.28x / 1.34x; f32 15x15 in 2 rows 1.30x / 1.34x.  f32
+ * up to 49 taps, bound by memory, stays at one row (on an H100 2 to 8
+ * rows ran 0.78-1.06x); past 15x15 no band was measured. */
+static void plan_buffer_rows(const oclconv_context *ctx, oclconv__job *job)
+{
+    const oclconv_filter *f = job->filter;
+    size_t taps = (size_t)f->width * (size_t)f->height;
+    job->taps_by_value = taps_fit(ctx, job, taps);
+    job->band = 1;
+    if (job->acc_double || f->width > 15 || f->height > 15)
+        return;
+    if (job->src->type == OCLCONV_U8) {
+        job->band = taps <= 121 ? 4 : 2;
+        if (job->src->channels == 4)
+            job->vec = 8;
+    } else if (job->src->type == OCLCONV_F32 && taps > 49) {
+        job->band = 2;
+    }
+}
+
 oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
 {
     oclconv_method m = job->opt.method;
@@ -546,16 +574,14 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
          * on PoCL, nothing below. */
         if (job->method == OCLCONV_METHOD_SEPARABLE && job->filter->height > 9)
             job->band = 128;
+        if (job->method == OCLCONV_METHOD_BUFFER)
+            job->band = 1;
     } else if (job->method == OCLCONV_METHOD_SEPARABLE) {
         plan_tiles(ctx, job);
     } else if (job->method == OCLCONV_METHOD_BOX) {
         plan_box_tiles(ctx, job);
     } else if (job->method == OCLCONV_METHOD_BUFFER) {
-        /* Taps by value (see cl/separable.cl's tiles), measured on NVIDIA's
-         * OpenCL, 8K and 4K: RGBA8 r2 1.11-1.16x, f32 r3 1.09-1.29x, r1
-         * 0.97-1.18x, r3 and r7 on 8-bit images level. */
-        job->taps_by_value =
-            taps_fit(ctx, job, (size_t)job->filter->width * (size_t)job->filter->height);
+        plan_buffer_rows(ctx, job);
     }
     /* One program of runs serves every filter: the radii are arguments. */
     if (job->method == OCLCONV_METHOD_RUNS)
