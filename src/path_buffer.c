@@ -52,10 +52,10 @@ oclconv_status oclconv__run_buffer(oclconv_context *ctx, const oclconv__job *job
                                    const oclconv__io *io)
 {
     size_t values = (size_t)job->src->width * (size_t)job->src->channels;
-    size_t rows = (size_t)job->band;
+    int rows = job->band;
     char options[32];
-    snprintf(options, sizeof options, " -DROWS=%d", job->band);
+    snprintf(options, sizeof options, " -DROWS=%d", rows);
     return oclconv__run_direct(ctx, job, io, "buffer", "convolve_buffer", options,
                                (values + (size_t)job->vec - 1) / (size_t)job->vec,
-                               ((size_t)job->src->height + rows - 1) / rows);
+                               ((size_t)job->src->height + (size_t)rows - 1) / (size_t)rows);
 }

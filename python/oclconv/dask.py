@@ -14,10 +14,11 @@ chunked result equals the whole-image result: to the bit for integer
 outputs under a pinned method, within the library's contract otherwise.
 Chunks split along the channel axis are merged first.  (Dask's own
 `map_overlap` copies each chunk with its halo into a new array, filters,
-and trims; this graph makes one copy into a reused buffer, and costs about
-half as much: python/bench.py, docs/performance.md.)  Each worker thread filters on its own context,
-made on first use on the device that $OCLCONV_DEVICE names in that process
-(so each worker process of a cluster may be given a GPU of its own).
+and trims; this graph makes one copy into a reused buffer, 1.25-1.45x
+faster in chunks of 1024² and 2048²: docs/performance.md.)  Each worker
+thread filters on its own context, made on first use on the device that
+$OCLCONV_DEVICE names in that process (so each worker process of a cluster
+may be given a GPU of its own).
 
 The names are dask_image.ndfilters' (and scipy.ndimage's), with
 keyword-only `output` (a dtype) and `method`; `apply` is oclconv.apply on a
@@ -48,8 +49,12 @@ def _reach(bounds, r, wrap):
     plans = []
     for k in range(last + 1):
         a, b = bounds[k], bounds[k + 1]
-        lo, hi = (a, b) if last == 0 else (a - r, b + r) if wrap else (max(a - r, 0),
-                                                                       min(b + r, n))
+        if last == 0:
+            lo, hi = a, b
+        elif wrap:
+            lo, hi = a - r, b + r
+        else:
+            lo, hi = max(a - r, 0), min(b + r, n)
         segments, pos = [], lo
         while pos < hi:
             p = pos % n
