@@ -19,8 +19,8 @@
 #define KEY_MAX 64
 #define DETAIL_MAX 128
 #define FILE_MAX (1 << 20)
-/* Each candidate is run once to build it, then timed up to this often,
- * the best kept; one whose first time is past SLOWER times the best so far
+/* Each candidate is run once to build it, then timed in up to this many
+ * rounds, the best kept; one past SLOWER times the fastest after a round
  * is not timed again.  The rules' path stays unless another takes at most
  * MARGIN of its time. */
 #define TIMED_RUNS 3
@@ -440,19 +440,36 @@ static int measure(oclconv_context *ctx, const oclconv__job *job, entry *e)
             best[i] = -1;
         left += best[i] >= 0;
     }
-    fastest = INFINITY;
-    int used = 0, w = 0;
-    for (int i = 0; i < n; i++) {
-        if (best[i] < 0)
-            continue;
-        if (left > 1) /* else nothing to compare: the probe's time stands */
-            best[i] = time_path(ctx, job, &src[1], &dst[1], cand[i]); /* its caches warm */
-        for (int k = 0; k < TIMED_RUNS && best[i] >= 0 && left > 1; k++) {
-            double t = time_path(ctx, job, &src[1], &dst[1], cand[i]);
-            best[i] = k == 0 || (t >= 0 && t < best[i]) ? t : best[i];
-            if (best[i] > SLOWER * fastest)
-                break;
+    /* At full size the candidates take turns, a round each time: a CPU
+     * that is still waking up (2-core Xeon, PoCL 3.1: a 4K u8 box r1's
+     * bands 2-7x their settled time for their first ten calls or so) then
+     * slows every candidate's first round, not all of the first one's runs.
+     * One far behind the fastest after a round is not timed again. */
+    int timing[MOST];
+    for (int i = 0; i < n; i++) { /* a first call warms its caches */
+        timing[i] = best[i] >= 0 && left > 1;
+        if (timing[i] && time_path(ctx, job, &src[1], &dst[1], cand[i]) < 0)
+            best[i] = -1, timing[i] = 0;
+        else if (timing[i])
+            best[i] = INFINITY;
+    }
+    for (int k = 0; k < TIMED_RUNS; k++) {
+        fastest = INFINITY;
+        for (int i = 0; i < n; i++) {
+            if (timing[i]) {
+                double t = time_path(ctx, job, &src[1], &dst[1], cand[i]);
+                best[i] = t < 0 ? -1 : t < best[i] ? t : best[i];
+                timing[i] = t >= 0;
+            }
+            if (best[i] >= 0 && best[i] < fastest)
+                fastest = best[i];
         }
+        for (int i = 0; i < n; i++)
+            timing[i] = timing[i] && best[i] <= SLOWER * fastest;
+    }
+    int used = 0, w = 0;
+    fastest = INFINITY;
+    for (int i = 0; i < n; i++) {
         if (best[i] < 0)
             continue;
         used++;
