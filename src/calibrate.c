@@ -399,7 +399,8 @@ static int make_image(oclconv_image *im, const oclconv_image *like, oclconv_type
 
 /* Times the candidate paths and writes the choice into e: the rules' path
  * unless another takes at most MARGIN of its time.  Each is first built
- * and run on a PROBE-pixel square, and one far slower there is not timed
+ * and run on a PROBE-pixel square (twice, in turns with the others, the
+ * better kept), and one far slower there is not timed
  * at full size (a 97x97 2-D pass beside a box's running sums would take
  * seconds).  0 when nothing could be timed. */
 static int measure(oclconv_context *ctx, const oclconv__job *job, entry *e)
@@ -422,12 +423,15 @@ static int measure(oclconv_context *ctx, const oclconv__job *job, entry *e)
     call_state state;
     set_aside(ctx, &state);
     double best[MOST], fastest = INFINITY;
-    for (int i = 0; i < n; i++) { /* builds each, then times it on the probe */
-        best[i] = ok ? time_path(ctx, job, &src[0], &dst[0], cand[i]) : -1;
-        best[i] = best[i] < 0 ? -1 : time_path(ctx, job, &src[0], &dst[0], cand[i]);
-        if (best[i] >= 0 && best[i] < fastest)
-            fastest = best[i];
-    }
+    for (int i = 0; i < n; i++) /* builds each */
+        best[i] = ok && time_path(ctx, job, &src[0], &dst[0], cand[i]) >= 0 ? INFINITY : -1;
+    for (int k = 0; k < 2; k++) /* then times it on the probe, in turns */
+        for (int i = 0; i < n; i++) {
+            double t = best[i] >= 0 ? time_path(ctx, job, &src[0], &dst[0], cand[i]) : -1;
+            best[i] = t < 0 ? -1 : t < best[i] ? t : best[i];
+            if (best[i] >= 0 && best[i] < fastest)
+                fastest = best[i];
+        }
     /* Pruned: four times the fastest on the probe, and over PRUNE_S there
      * (a second or more at full size).  Probe times under that are mostly
      * launches and unfilled cores, and say little of the full size (NVIDIA
