@@ -22,7 +22,9 @@ CFLAGS ?= -O2 -g
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla \
             -Wformat=2 -Wpointer-arith -Wcast-qual -Wundef
 ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARNINGS) $(CFLAGS) $(EXTRA_CFLAGS)
-CPPFLAGS_LIB := -Iinclude -Isrc -I$(BUILD)
+# VkFFT (header only): Debian's libvkfft-dev, or VKFFT_CFLAGS=-isystem DIR.
+VKFFT_CFLAGS ?=
+CPPFLAGS_LIB := -Iinclude -Isrc -I$(BUILD) $(VKFFT_CFLAGS)
 LDLIBS_CL := -lOpenCL -lm -lpthread
 
 SONAME := liboclconv.so.$(VERSION_MAJOR)
@@ -34,10 +36,13 @@ LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/cl_sources.o
 CL_SRC := $(sort $(wildcard cl/*.cl))
 
 # What the build needs, asked for by name rather than met by a compiler error.
-APT_HINT := sudo apt-get install build-essential pkg-config ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd libpng-dev libjpeg62-turbo-dev libtiff-dev
+APT_HINT := sudo apt-get install build-essential pkg-config ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd libpng-dev libjpeg62-turbo-dev libtiff-dev libvkfft-dev
 ifeq ($(filter clean uninstall,$(MAKECMDGOALS)),)
 ifneq ($(shell printf '\043include <CL/cl.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo yes),yes)
 $(error the OpenCL headers (CL/cl.h) are missing; on Debian or Ubuntu: $(APT_HINT))
+endif
+ifneq ($(shell printf '\043include <vkFFT.h>\n' | $(CC) $(VKFFT_CFLAGS) -DVKFFT_BACKEND=3 -E -x c - >/dev/null 2>&1 && echo yes),yes)
+$(error VkFFT's header (vkFFT.h, the FFT path's transforms) is missing; on Debian: $(APT_HINT))
 endif
 endif
 
@@ -82,7 +87,8 @@ $(BUILD)/tests/test_%: tests/test_%.c $(TEST_COMMON) $(TEST_HDR) $(LIB_A) | $(BU
 	    $(LDLIBS_CL)
 
 # The path tests share their cases' checks and the sets' child processes.
-PATH_TESTS := $(BUILD)/tests/test_paths $(BUILD)/tests/test_mixed $(BUILD)/tests/test_runs
+PATH_TESTS := $(BUILD)/tests/test_paths $(BUILD)/tests/test_mixed $(BUILD)/tests/test_runs \
+    $(BUILD)/tests/test_fft
 $(PATH_TESTS): TEST_EXTRA := tests/path_check.c
 $(PATH_TESTS): tests/path_check.c tests/path_check.h
 

@@ -128,7 +128,7 @@ typedef enum {
  * filter; forcing a path that cannot run the job (the device lacks what it
  * needs, or the filter is not of its kind) is OCLCONV_E_UNSUPPORTED.
  * The environment variable OCLCONV_METHOD (auto, buffer, image, tiled,
- * separable, box, runs) overrides AUTO in options that leave the method at AUTO.
+ * separable, box, runs, fft) overrides AUTO in options that leave the method at AUTO.
  * Kernel shapes (vector widths, fused bands or local-memory tiles) follow
  * the device type; OCLCONV_TUNE=cpu or gpu plans them as for that kind of
  * device instead (any other value is OCLCONV_E_INVALID_ARG), GPU shapes on
@@ -144,11 +144,12 @@ typedef enum {
     OCLCONV_METHOD_BOX,       /* running sums, cost independent of the radius
                                  (box filters: all row taps equal, all column
                                  taps equal) */
-    OCLCONV_METHOD_RUNS       /* discs, rings: runs of equal taps; 8/16-bit */
+    OCLCONV_METHOD_RUNS,      /* discs, rings: runs of equal taps; 8/16-bit */
+    OCLCONV_METHOD_FFT        /* large 2-D filters in tiles through FFTs; 8/16-bit results */
 } oclconv_method;
 
 /*! oclconv_method_name() :
- *  @return "auto", "buffer", "image", "tiled", "separable", "box" or "runs"; NULL
+ *  @return "auto", "buffer", "image", "tiled", "separable", "box", "runs" or "fft"; NULL
  *          for a value outside the enum. */
 OCLCONV_API const char *oclconv_method_name(oclconv_method m);
 

@@ -39,7 +39,7 @@ static oclconv_status read_options(oclconv_context *ctx, const oclconv_options *
     if ((unsigned)out->border > OCLCONV_BORDER_NORMALIZE)
         return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG, "options.border %d is unknown",
                              (int)out->border);
-    if ((unsigned)out->method > OCLCONV_METHOD_RUNS)
+    if ((unsigned)out->method > OCLCONV_METHOD_FFT)
         return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG, "options.method %d is unknown",
                              (int)out->method);
     if (!isfinite(out->scale) || !isfinite(out->delta) || !isfinite(out->border_value))
@@ -86,6 +86,7 @@ oclconv_status oclconv__run_buffer_path(oclconv_context *ctx, const oclconv__job
     case OCLCONV_METHOD_SEPARABLE: return oclconv__run_separable(ctx, job, io);
     case OCLCONV_METHOD_BOX: return oclconv__run_box(ctx, job, io);
     case OCLCONV_METHOD_RUNS: return oclconv__run_runs(ctx, job, io);
+    case OCLCONV_METHOD_FFT: return oclconv__run_fft(ctx, job, io);
     default: return oclconv__run_buffer(ctx, job, io);
     }
 }

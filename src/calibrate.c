@@ -405,12 +405,12 @@ static int make_image(oclconv_image *im, const oclconv_image *like, oclconv_type
  * seconds).  0 when nothing could be timed. */
 static int measure(oclconv_context *ctx, const oclconv__job *job, entry *e)
 {
-    enum { MOST = 5, PROBE = 128, PRUNE = 4 };
+    enum { MOST = 6, PROBE = 128, PRUNE = 4 };
     oclconv_method cand[MOST] = {job->method};
     int n = 1;
     static const oclconv_method all[] = {OCLCONV_METHOD_BOX, OCLCONV_METHOD_SEPARABLE,
-                                         OCLCONV_METHOD_RUNS, OCLCONV_METHOD_BUFFER,
-                                         OCLCONV_METHOD_TILED};
+                                         OCLCONV_METHOD_RUNS, OCLCONV_METHOD_FFT,
+                                         OCLCONV_METHOD_BUFFER, OCLCONV_METHOD_TILED};
     /* On CPUs local memory is ordinary memory behind barriers: no tiles. */
     for (int i = 0; i < MOST - job->cpu_shapes; i++)
         if (all[i] != job->method)

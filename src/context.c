@@ -271,6 +271,7 @@ void oclconv_destroy(oclconv_context *ctx)
         oclconv_destroy(ctx->peers[k]);
     oclconv__program_cache_free(ctx->programs);
     oclconv__calibration_free(ctx);
+    oclconv__fft_free(ctx);
     oclconv__host_free_all(ctx);
     for (int i = 0; i < OCLCONV_SCRATCH_SLOTS; i++)
         if (ctx->scratch[i])

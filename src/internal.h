@@ -72,6 +72,15 @@ typedef struct oclconv__program_cache oclconv__program_cache;
 #define OCLCONV_WEIGHT_SETS 8
 #define OCLCONV_WEIGHT_SET_BYTES 65536
 
+typedef struct oclconv__fft_plan oclconv__fft_plan;
+/* Filter spectra the FFT path made lately, a tile size each (path_fft.c). */
+#define OCLCONV_FFT_SPECTRA 4
+struct oclconv__fft_spectrum {
+    double *weights; /* the filter's, to know it again */
+    int width, height, tile;
+    cl_mem mem;
+};
+
 struct oclconv_context {
     cl_context cl;
     cl_device_id device;
@@ -103,6 +112,9 @@ struct oclconv_context {
     } weights[OCLCONV_WEIGHT_SETS];
     int weights_next;
     struct oclconv__host_block *host_blocks; /* oclconv_host_alloc()'s, a list */
+    oclconv__fft_plan *fft_plans;            /* the FFT path's, a list (fft.c) */
+    struct oclconv__fft_spectrum fft_spectra[OCLCONV_FFT_SPECTRA];
+    int fft_spectra_next;
     char *errmsg;
     size_t errmsg_cap;
     /* A context over several devices: one context each for the others,
@@ -432,6 +444,14 @@ oclconv_status oclconv__run_2d(oclconv_context *ctx, const oclconv__job *job, cl
 oclconv_status oclconv__run_2d_local(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
                                      size_t gx, size_t gy,
                                      size_t lx, size_t ly);
+/* One launch as oclconv__run_2d_local() makes it, its event (when not
+ * NULL) the caller's rather than the call's kernel time's. */
+oclconv_status oclconv__launch(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
+                               size_t gx, size_t gy, size_t lx, size_t ly, cl_event *event);
+/* Adds the device time from first's start to last's end to the call's
+ * kernel time, waiting for last: commands without events of their own
+ * between them (VkFFT's) are counted too. */
+void oclconv__bank_span(oclconv_context *ctx, cl_event first, cl_event last);
 /* Sums the device time of the kernels the call enqueued into
  * ctx->last_kernel_seconds and forgets their events. */
 void oclconv__collect_kernel_time(oclconv_context *ctx);
@@ -504,6 +524,21 @@ size_t oclconv__runs_row_bytes(const oclconv__job *job, int width);
 /* Whether its runs are few enough beside its taps for AUTO to take them,
  * in CPU or GPU kernel shapes. */
 int oclconv__runs_pay(const oclconv_filter *f, int cpu_shapes);
+/* The FFT path (path_fft.c): whether it keeps the contract for this job
+ * here (the reason in ctx if not), whether AUTO's rule takes it, and its
+ * run; its plans and group buffers, a tile size each (fft.c). */
+oclconv_status oclconv__fft_ok(oclconv_context *ctx, const oclconv__job *job);
+int oclconv__fft_pays(const oclconv__job *job);
+oclconv_status oclconv__run_fft(oclconv_context *ctx, const oclconv__job *job,
+                                const oclconv__io *io);
+void oclconv__fft_spectra_free(oclconv_context *ctx);
+int oclconv__fft_group_planes(int tile, long long planes);
+size_t oclconv__fft_plane_doubles(int tile);
+oclconv_status oclconv__fft_plan_get(oclconv_context *ctx, int tile, int planes,
+                                     oclconv__fft_plan **out);
+cl_mem oclconv__fft_buffer(const oclconv__fft_plan *p);
+oclconv_status oclconv__fft_transform(oclconv_context *ctx, oclconv__fft_plan *p, int inverse);
+void oclconv__fft_free(oclconv_context *ctx);
 /* The image path moves its own pixels. */
 oclconv_status oclconv__run_image(oclconv_context *ctx, const oclconv__job *job);
 /* Whether the image path can run this job here; the reason in ctx if not. */

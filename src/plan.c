@@ -23,13 +23,14 @@ const char *oclconv_method_name(oclconv_method m)
     case OCLCONV_METHOD_SEPARABLE: return "separable";
     case OCLCONV_METHOD_BOX: return "box";
     case OCLCONV_METHOD_RUNS: return "runs";
+    case OCLCONV_METHOD_FFT: return "fft";
     }
     return NULL;
 }
 
 int oclconv__parse_method(const char *s, oclconv_method *out)
 {
-    for (int m = OCLCONV_METHOD_AUTO; m <= OCLCONV_METHOD_RUNS; m++)
+    for (int m = OCLCONV_METHOD_AUTO; m <= OCLCONV_METHOD_FFT; m++)
         if (strcmp(s, oclconv_method_name((oclconv_method)m)) == 0) {
             *out = (oclconv_method)m;
             return 1;
@@ -150,6 +151,7 @@ static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
     case OCLCONV_METHOD_SEPARABLE: return separable_ok(ctx, job);
     case OCLCONV_METHOD_BOX: return box_ok(ctx, job);
     case OCLCONV_METHOD_RUNS: return runs_ok(ctx, job);
+    case OCLCONV_METHOD_FFT: return oclconv__fft_ok(ctx, job);
     default: return OCLCONV_E_INVALID_ARG;
     }
 }
@@ -213,7 +215,8 @@ static int quads_fit(const oclconv_context *ctx, const oclconv__job *job)
 static oclconv_status choose_by_rule(oclconv_context *ctx, oclconv__job *job)
 {
     static const oclconv_method order[] = {OCLCONV_METHOD_BOX, OCLCONV_METHOD_SEPARABLE,
-                                           OCLCONV_METHOD_RUNS, OCLCONV_METHOD_BUFFER};
+                                           OCLCONV_METHOD_RUNS, OCLCONV_METHOD_FFT,
+                                           OCLCONV_METHOD_BUFFER};
     const oclconv_filter *f = job->filter;
     int widest = f->width > f->height ? f->width : f->height;
     int cn = job->src->channels;
@@ -232,7 +235,8 @@ static oclconv_status choose_by_rule(oclconv_context *ctx, oclconv__job *job)
     for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
         job->method = order[i];
         if ((order[i] == OCLCONV_METHOD_BOX && !box_pays) ||
-            (order[i] == OCLCONV_METHOD_RUNS && !oclconv__runs_pay(f, job->cpu_shapes)))
+            (order[i] == OCLCONV_METHOD_RUNS && !oclconv__runs_pay(f, job->cpu_shapes)) ||
+            (order[i] == OCLCONV_METHOD_FFT && !oclconv__fft_pays(job)))
             continue;
         if (check_method(ctx, job) == OCLCONV_OK) {
             oclconv__clear_error(ctx);
@@ -527,7 +531,7 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
     if (m == OCLCONV_METHOD_AUTO && env && *env && !oclconv__parse_method(env, &m))
         return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG,
                              "OCLCONV_METHOD=%s is not one of auto, buffer, image, tiled, "
-                             "separable, box, runs", env);
+                             "separable, box, runs, fft", env);
     oclconv_status s = device_class(ctx, &job->cpu_shapes);
     if (s != OCLCONV_OK)
         return s;
@@ -583,8 +587,9 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
     } else if (job->method == OCLCONV_METHOD_BUFFER) {
         plan_buffer_rows(ctx, job);
     }
-    /* One program of runs serves every filter: the radii are arguments. */
-    if (job->method == OCLCONV_METHOD_RUNS)
+    /* One program of runs or of FFT tiles serves every filter: the radii
+     * are arguments. */
+    if (job->method == OCLCONV_METHOD_RUNS || job->method == OCLCONV_METHOD_FFT)
         job->radius_args = 1;
     oclconv__range_shifts(job);
     return OCLCONV_OK;

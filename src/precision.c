@@ -273,6 +273,11 @@ static void path_roundings(const oclconv__job *job, double *roundings, double *e
          * most a run a level), its in-image weights too. */
         *roundings = 4 * (double)f->runs + 4 + tail;
         return;
+    case OCLCONV_METHOD_FFT:
+        /* The transforms' own bound is the FFT path's (path_fft.c); here
+         * the final scale and delta. */
+        *roundings = 2 + tail;
+        return;
     default:
         *roundings = pass_roundings(job, NULL, f->weights, f->width * f->height) +
                      !weights_are_floats(f) + tail;
@@ -287,7 +292,7 @@ oclconv_status oclconv__precision(oclconv_context *ctx, oclconv__job *job)
     int out_of_range = float_range_short(job);
     /* Float sources sum in double on the box path regardless. */
     int want = (job->method == OCLCONV_METHOD_BOX && !job->sum_int) ||
-               job->method == OCLCONV_METHOD_RUNS ||
+               job->method == OCLCONV_METHOD_RUNS || job->method == OCLCONV_METHOD_FFT ||
                needs_double(job, roundings, extra) || out_of_range;
     job->acc_double = ctx->facts.fp64 && want;
     if (out_of_range && !job->acc_double)

@@ -329,8 +329,8 @@ oclconv_status oclconv__run_2d(oclconv_context *ctx, const oclconv__job *job, cl
                                  (size_t)job->local[1]);
 }
 
-oclconv_status oclconv__run_2d_local(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
-                                     size_t gx, size_t gy, size_t lx, size_t ly)
+oclconv_status oclconv__launch(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
+                               size_t gx, size_t gy, size_t lx, size_t ly, cl_event *event)
 {
     int fold = oclconv__fold(ctx, job);
     size_t local[3] = {lx, ly, 1}, global[3] = {gx, gy, 1}, offset[3] = {0, 0, (size_t)fold + 1};
@@ -340,21 +340,26 @@ oclconv_status oclconv__run_2d_local(oclconv_context *ctx, const oclconv__job *j
         global[1] = (gy + local[1] - 1) / local[1] * local[1];
         local_arg = local;
     }
-    int slot = ctx->kernel_event_count;
-    cl_event *event = slot < OCLCONV_MAX_EVENTS ? &ctx->kernel_events[slot] : NULL;
     cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, fold >= 0 ? 3 : 2,
                                         fold >= 0 ? offset : NULL, global, local_arg,
                                         ctx->wait_count, ctx->wait_count ? ctx->wait_list : NULL,
                                         event);
-    if (err == CL_SUCCESS) {
-        ctx->wait_count = 0; /* the queue is in order: the rest follow */
-        ctx->wait_list = NULL;
-        if (event)
-            ctx->kernel_event_count++;
-    }
     if (err != CL_SUCCESS)
         return oclconv__cl_fail(ctx, err, "clEnqueueNDRangeKernel");
+    ctx->wait_count = 0; /* the queue is in order: the rest follow */
+    ctx->wait_list = NULL;
     return OCLCONV_OK;
+}
+
+oclconv_status oclconv__run_2d_local(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
+                                     size_t gx, size_t gy, size_t lx, size_t ly)
+{
+    int slot = ctx->kernel_event_count;
+    cl_event *event = slot < OCLCONV_MAX_EVENTS ? &ctx->kernel_events[slot] : NULL;
+    oclconv_status s = oclconv__launch(ctx, job, k, gx, gy, lx, ly, event);
+    if (s == OCLCONV_OK && event)
+        ctx->kernel_event_count++;
+    return s;
 }
 
 /* The device time of one finished kernel's event. */
@@ -403,6 +408,18 @@ void oclconv__bank_kernel_time(oclconv_context *ctx)
     ctx->kernel_event_count = kept;
     if (kept > OCLCONV_MAX_EVENTS - OCLCONV_MAX_KERNELS)
         ctx->banked_seconds += kernel_time(ctx);
+}
+
+void oclconv__bank_span(oclconv_context *ctx, cl_event first, cl_event last)
+{
+    cl_ulong start = 0, end = 0;
+    if (clWaitForEvents(1, &last) == CL_SUCCESS &&
+        clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) ==
+            CL_SUCCESS &&
+        clGetEventProfilingInfo(last, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) ==
+            CL_SUCCESS &&
+        end > start)
+        ctx->banked_seconds += (double)(end - start) * 1e-9;
 }
 
 void oclconv__collect_kernel_time(oclconv_context *ctx)

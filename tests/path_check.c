@@ -27,7 +27,9 @@ const int shapes[SHAPES][2] = {{3, 3}, {5, 3}, {1, 5}, {7, 9}, {3, 1}};
 
 static oclconv_filter *random_filter(uint64_t *rng, int fw, int fh)
 {
-    float w[81];
+    float *w = malloc((size_t)fw * (size_t)fh * sizeof *w);
+    if (!w)
+        exit(TEST_HARD_ERROR);
     double sum = 0;
     for (int k = 0; k < fw * fh; k++) {
         w[k] = (float)rng_uniform(rng, -0.3, 1.0);
@@ -40,6 +42,7 @@ static oclconv_filter *random_filter(uint64_t *rng, int fw, int fh)
         fprintf(stderr, "filter: %s\n", oclconv_errmsg(NULL));
         exit(TEST_HARD_ERROR);
     }
+    free(w);
     return f;
 }
 

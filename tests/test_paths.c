@@ -394,7 +394,8 @@ static void exact_halves(void)
         {9 / 64.f, 15 / 64.f, 0, 15 / 64.f, 25 / 64.f, 0, 0, 0, 0}};
     static const oclconv_method methods[] = {OCLCONV_METHOD_AUTO, OCLCONV_METHOD_BUFFER,
                                              OCLCONV_METHOD_IMAGE, OCLCONV_METHOD_TILED,
-                                             OCLCONV_METHOD_SEPARABLE, OCLCONV_METHOD_RUNS};
+                                             OCLCONV_METHOD_SEPARABLE, OCLCONV_METHOD_RUNS,
+                                             OCLCONV_METHOD_FFT};
     oclconv_context *ctx = test_context();
     uint64_t rng = 12;
     for (int other = 0; other < 2; other++) {

@@ -28,7 +28,7 @@ __version__ = "%d.%d.%d" % (_v // 10000, _v // 100 % 100, _v % 100)
 
 # The library's enums by name, in the header's order.
 BORDERS = ("clamp", "zero", "constant", "reflect", "reflect101", "wrap", "normalize")
-METHODS = ("auto", "buffer", "image", "tiled", "separable", "box", "runs")
+METHODS = ("auto", "buffer", "image", "tiled", "separable", "box", "runs", "fft")
 DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
 
 

@@ -1,0 +1,262 @@
+/*
+ * The FFT path (cl/fft.cl, src/fft.c): large 2-D filters in tiles, each
+ * tile's plane transformed, weighed by the filter's spectrum and
+ * transformed back (overlap-save), in double.  Its cost a value grows with
+ * the log of the tile, not with the taps.  8- and 16-bit results only: the
+ * planner bounds the transforms' rounding a priori and takes the path where
+ * the bound keeps every integer result the reference's (far inside the
+ * contract's 0.001); a float result's error would follow its tile's norm,
+ * not its own terms', so float outputs take a direct path.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MIN_TILE 32
+#define MAX_TILE 512
+/* The bound's constant: the rounding of a length-N transform, forward and
+ * back, and of the product between, each within a small multiple of
+ * log2(N) u ||x|| ||w|| (Higham, Accuracy and Stability of Numerical
+ * Algorithms, 24.1), taken four times over for each of the three. */
+#define BOUND_K 16.0
+/* The most an integer result may move: a quarter of the 0.001 around a tie
+ * within which the contract lets it round either way. */
+#define BOUND_MAX 0x1p-12
+
+/* The tile side: the power of two whose transforms cost least for the
+ * image, T^2 log T a tile times the tiles that cover it at T - 2 rx by
+ * T - 2 ry outputs each (a small image takes a small tile); 0 for none. */
+static int tile_for(const oclconv__job *job)
+{
+    int rx = job->filter->width / 2, ry = job->filter->height / 2, best = 0;
+    double best_cost = INFINITY;
+    for (int t = MIN_TILE; t <= MAX_TILE; t *= 2) {
+        if (t <= 2 * rx || t <= 2 * ry)
+            continue;
+        double tiles = ceil((double)job->src->width / (t - 2 * rx)) *
+                       ceil((double)job->src->height / (t - 2 * ry));
+        double cost = tiles * t * t * log2(t);
+        if (cost < best_cost) {
+            best = t;
+            best_cost = cost;
+        }
+    }
+    return best;
+}
+
+/* How far the transforms can move a sum, a priori: BOUND_K log2(T^2) u
+ * times the weights' magnitudes' sum and the tile's norm (at most the
+ * largest value times T), times the scale. */
+static double rounding_bound(const oclconv__job *job, int tile)
+{
+    return BOUND_K * log2((double)tile * tile) * 0x1p-53 * job->filter->abs_sum *
+           oclconv__max_input(job) * tile * fabs((double)job->opt.scale);
+}
+
+/* The grid the sums lie on where every weight is a multiple of 2^-k
+ * (k <= 16, the filters whose results fall on exact halves often and
+ * must round there as the reference does) and every value an integer (a
+ * CONSTANT border's value too): 2^k; 0 where they do not. */
+static double sum_grid(const oclconv__job *job)
+{
+    const oclconv_filter *f = job->filter;
+    if (job->opt.border == OCLCONV_BORDER_CONSTANT &&
+        job->opt.border_value != floor(job->opt.border_value))
+        return 0;
+    for (int k = 0; k <= 16; k++) {
+        double g = ldexp(1, k);
+        size_t i = 0, n = (size_t)f->width * (size_t)f->height;
+        while (i < n && f->weights[i] * g == floor(f->weights[i] * g))
+            i++;
+        if (i == n)
+            return g;
+    }
+    return 0;
+}
+
+oclconv_status oclconv__fft_ok(oclconv_context *ctx, const oclconv__job *job)
+{
+    if (job->src->type == OCLCONV_F32 || job->dst->type == OCLCONV_F32)
+        return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                             "the FFT path makes 8- and 16-bit results from 8- and 16-bit "
+                             "images (its rounding follows a tile's norm, which a float "
+                             "result's contract does not allow); float images take a direct path");
+    if (job->opt.border == OCLCONV_BORDER_NORMALIZE)
+        return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                             "the FFT path has no NORMALIZE border; the direct paths do");
+    if (!ctx->facts.fp64)
+        return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                             "the FFT path transforms in double, which this device lacks");
+    int tile = tile_for(job);
+    if (!tile)
+        return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                             "the FFT path's tiles are at most %d wide: a %dx%d filter does "
+                             "not fit one", MAX_TILE, job->filter->width, job->filter->height);
+    double bound = rounding_bound(job, tile), grid = sum_grid(job);
+    if (!(bound <= BOUND_MAX) || (grid > 0 && !(bound * grid <= 0.25)))
+        return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                             "the FFT's rounding can move this filter's sums by %.3g (weights' "
+                             "magnitudes summing to %g, values up to %g, %dx%d tiles), past "
+                             "the %s; a direct path keeps them",
+                             bound, job->filter->abs_sum, oclconv__max_input(job), tile, tile,
+                             grid > 0 ? "half-step of its dyadic weights' sums" : "0.001 allowed");
+    return OCLCONV_OK;
+}
+
+/* AUTO's rule: from 19x19 taps on CPUs and 15x15 on GPUs (the crossovers
+ * the issue expected; the calibration measures where it is on a device). */
+int oclconv__fft_pays(const oclconv__job *job)
+{
+    return job->filter->nonzero >= (job->cpu_shapes ? 19 * 19 : 15 * 15);
+}
+
+/* The filter's spectrum for tiles of `tile`, the context's where it was
+ * made before: its weights flipped about the origin (correlation) and
+ * wrapped, transformed in the plan's first plane, that plane kept. */
+static oclconv_status spectrum(oclconv_context *ctx, const oclconv__job *job, int tile,
+                               oclconv__fft_plan *plan, cl_mem *out)
+{
+    const oclconv_filter *f = job->filter;
+    size_t taps = (size_t)f->width * (size_t)f->height, n = oclconv__fft_plane_doubles(tile);
+    for (int i = 0; i < OCLCONV_FFT_SPECTRA; i++) {
+        struct oclconv__fft_spectrum *sp = &ctx->fft_spectra[i];
+        if (sp->mem && sp->tile == tile && sp->width == f->width && sp->height == f->height &&
+            memcmp(sp->weights, f->weights, taps * sizeof *f->weights) == 0) {
+            *out = sp->mem;
+            return OCLCONV_OK;
+        }
+    }
+    double *h = calloc(n, sizeof *h), *kept = malloc(taps * sizeof *kept);
+    if (!h || !kept) {
+        free(h);
+        free(kept);
+        return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for the filter's spectrum");
+    }
+    int rx = f->width / 2, ry = f->height / 2;
+    for (int j = 0; j < f->height; j++)
+        for (int i = 0; i < f->width; i++)
+            h[(size_t)((ry - j + tile) % tile) * (size_t)(tile + 2) + (size_t)((rx - i + tile) % tile)] =
+                f->weights[(size_t)j * (size_t)f->width + (size_t)i];
+    memcpy(kept, f->weights, taps * sizeof *kept);
+    cl_mem planes = oclconv__fft_buffer(plan), mem = NULL;
+    cl_int err = clEnqueueWriteBuffer(ctx->queue, planes, CL_TRUE, 0, n * sizeof *h, h,
+                                      ctx->wait_count, ctx->wait_count ? ctx->wait_list : NULL,
+                                      NULL);
+    free(h);
+    ctx->wait_count = 0;
+    ctx->wait_list = NULL;
+    oclconv_status s = err == CL_SUCCESS ? oclconv__fft_transform(ctx, plan, 0)
+                                         : oclconv__cl_fail(ctx, err, "clEnqueueWriteBuffer");
+    if (s == OCLCONV_OK) {
+        mem = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | oclconv__alloc_flags(ctx),
+                             n * sizeof(double), NULL, &err);
+        if (err == CL_SUCCESS)
+            err = clEnqueueCopyBuffer(ctx->queue, planes, mem, 0, 0, n * sizeof(double), 0, NULL,
+                                      NULL);
+        if (err != CL_SUCCESS)
+            s = oclconv__cl_fail(ctx, err, "the spectrum's buffer");
+    }
+    if (s != OCLCONV_OK) {
+        if (mem)
+            clReleaseMemObject(mem);
+        free(kept);
+        return s;
+    }
+    struct oclconv__fft_spectrum *sp = &ctx->fft_spectra[ctx->fft_spectra_next];
+    ctx->fft_spectra_next = (ctx->fft_spectra_next + 1) % OCLCONV_FFT_SPECTRA;
+    if (sp->mem)
+        clReleaseMemObject(sp->mem);
+    free(sp->weights);
+    *sp = (struct oclconv__fft_spectrum){kept, f->width, f->height, tile, mem};
+    *out = mem;
+    return OCLCONV_OK;
+}
+
+void oclconv__fft_spectra_free(oclconv_context *ctx)
+{
+    for (int i = 0; i < OCLCONV_FFT_SPECTRA; i++) {
+        if (ctx->fft_spectra[i].mem)
+            clReleaseMemObject(ctx->fft_spectra[i].mem);
+        free(ctx->fft_spectra[i].weights);
+        memset(&ctx->fft_spectra[i], 0, sizeof ctx->fft_spectra[i]);
+    }
+}
+
+/* Work-groups of fixed sizes: left to the runtime, they would follow the
+ * image, and PoCL compiles a kernel anew for each size it meets. */
+#define GROUP_X 32
+
+oclconv_status oclconv__run_fft(oclconv_context *ctx, const oclconv__job *job, const oclconv__io *io)
+{
+    const oclconv_filter *f = job->filter;
+    cl_int width = job->src->width, height = job->src->height, rx = f->width / 2,
+           ry = f->height / 2, tile = tile_for(job);
+    cl_int vx = tile - 2 * rx, vy = tile - 2 * ry;
+    cl_int tiles_x = (width + vx - 1) / vx, tiles_y = (height + vy - 1) / vy;
+    long long planes = (long long)tiles_x * tiles_y * job->src->channels;
+    char options[512];
+    oclconv__common_options(ctx, job, options, sizeof options);
+    cl_kernel gather, multiply, scatter;
+    oclconv__fft_plan *plan = NULL;
+    cl_mem spec = NULL;
+    oclconv_status s = oclconv__get_kernel(ctx, "fft", "fft_gather", options, &gather);
+    if (s == OCLCONV_OK)
+        s = oclconv__get_kernel(ctx, "fft", "fft_multiply", options, &multiply);
+    if (s == OCLCONV_OK)
+        s = oclconv__get_kernel(ctx, "fft", "fft_scatter", options, &scatter);
+    cl_int group = oclconv__fft_group_planes(tile, planes), values = tile * (tile / 2 + 1);
+    if (s == OCLCONV_OK)
+        s = oclconv__fft_plan_get(ctx, tile, group, &plan);
+    if (s == OCLCONV_OK)
+        s = spectrum(ctx, job, tile, plan, &spec);
+    if (s != OCLCONV_OK)
+        return s;
+    cl_mem buf = oclconv__fft_buffer(plan);
+    double bv = job->opt.border_value, grid = sum_grid(job), scale = job->opt.scale,
+           delta = job->opt.delta;
+    cl_event first_event = NULL, last_event = NULL;
+    for (long long at = 0; at < planes && s == OCLCONV_OK; at += group) {
+        cl_int first = (cl_int)at, count = (cl_int)(planes - at < group ? planes - at : group);
+        s = oclconv__args(ctx, gather, 0, 11, sizeof io->in, &io->in, sizeof buf, &buf,
+                          sizeof width, &width, sizeof height, &height, sizeof rx, &rx,
+                          sizeof ry, &ry, sizeof tile, &tile, sizeof tiles_x, &tiles_x,
+                          sizeof first, &first, sizeof count, &count, sizeof bv, &bv);
+        if (s == OCLCONV_OK)
+            s = oclconv__args(ctx, multiply, 0, 4, sizeof buf, &buf, sizeof spec, &spec,
+                              sizeof tile, &tile, sizeof count, &count);
+        if (s == OCLCONV_OK)
+            s = oclconv__args(ctx, scatter, 0, 13, sizeof buf, &buf, sizeof io->out, &io->out,
+                              sizeof width, &width, sizeof height, &height, sizeof rx, &rx,
+                              sizeof ry, &ry, sizeof tile, &tile, sizeof tiles_x, &tiles_x,
+                              sizeof first, &first, sizeof count, &count, sizeof grid, &grid,
+                              sizeof scale, &scale, sizeof delta, &delta);
+        if (s == OCLCONV_OK)
+            s = oclconv__launch(ctx, job, gather, (size_t)tile, (size_t)count * (size_t)tile,
+                                GROUP_X, 1, at == 0 ? &first_event : NULL);
+        if (s == OCLCONV_OK)
+            s = oclconv__fft_transform(ctx, plan, 0);
+        if (s == OCLCONV_OK)
+            s = oclconv__launch(ctx, job, multiply, (size_t)values, (size_t)count, GROUP_X, 1,
+                                NULL);
+        if (s == OCLCONV_OK)
+            s = oclconv__fft_transform(ctx, plan, 1);
+        if (s == OCLCONV_OK) {
+            if (last_event)
+                clReleaseEvent(last_event);
+            last_event = NULL;
+            s = oclconv__launch(ctx, job, scatter, (size_t)vx, (size_t)count * (size_t)vy,
+                                GROUP_X, 1, &last_event);
+        }
+    }
+    /* The device's time: from the first plane's gathering to the last's
+     * scattering, VkFFT's kernels between (they have no events of ours). */
+    if (s == OCLCONV_OK && first_event && last_event)
+        oclconv__bank_span(ctx, first_event, last_event);
+    if (first_event)
+        clReleaseEvent(first_event);
+    if (last_event)
+        clReleaseEvent(last_event);
+    return s;
+}

@@ -1,0 +1,222 @@
+/*
+ * The FFT path (large 2-D filters in tiles, 8- and 16-bit results) against
+ * the CPU reference: random filters on every border it takes, integer type
+ * pair and channel count, the sizes that are multiples of nothing, filters
+ * larger than the image, several tiles and tile groups; sums at the bound's
+ * reach (every value at the type's maximum, checkerboards under a dominant
+ * tap), results 2^-9 either side of a tie, dyadic filters' exact ties; in
+ * place, in bands and strips; AUTO's choice of it, and its refusals.  In
+ * the device's kernel shapes and the other device type's, a set of cases
+ * in a child process each (tests/path_check.c).
+ */
+#include "path_check.h"
+#include "test.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The integer type pairs (type_pairs' indices) the path takes. */
+static const int int_pairs[] = {0, 1, 5};
+enum { INT_PAIRS = sizeof int_pairs / sizeof *int_pairs };
+
+static oclconv_options fft_options(oclconv_border b, float value)
+{
+    return options_for(OCLCONV_METHOD_FFT, b, value);
+}
+
+static void sweep(oclconv_context *ctx, uint64_t *rng)
+{
+    static const int fft_shapes[][2] = {{3, 3}, {7, 7}, {9, 5}, {1, 9}, {15, 15}, {5, 1}, {21, 17}};
+    enum { N_SHAPES = sizeof fft_shapes / sizeof *fft_shapes };
+    long cases = 0;
+    for (int b = OCLCONV_BORDER_CLAMP; b < OCLCONV_BORDER_NORMALIZE; b++)
+        for (int p = 0; p < INT_PAIRS; p++) {
+            int cn = 1 + (p + b) % 4, shape = (int)(rng_next(rng) % N_SHAPES);
+            int fw = fft_shapes[shape][0], fh = fft_shapes[shape][1];
+            const type_pair *tp = &type_pairs[int_pairs[p]];
+            oclconv_filter *f = filter_for(OCLCONV_METHOD_BUFFER, rng, fw, fh);
+            oclconv_options opt = fft_options((oclconv_border)b, (float)rng_uniform(rng, -20, 300));
+            if (rng_next(rng) % 3 == 0) {
+                opt.scale = (float)rng_uniform(rng, 0.5, 2);
+                opt.delta = (float)rng_uniform(rng, -10, 10);
+            }
+            for (size_t sz = 0; sz <= SIZES; sz++) {
+                /* The sizes of every set, and one of several tiles. */
+                int w = sz < SIZES ? sizes[sz][0] : 83, h = sz < SIZES ? sizes[sz][1] : 71;
+                size_t extra = rng_next(rng) % 2 ? rng_next(rng) % 37 : 0;
+                oclconv_image src = image_random(rng, w, h, cn, tp->src, extra);
+                char label[200];
+                snprintf(label, sizeof label, "fft %s %s->%s cn=%d %dx%d filter %dx%d",
+                         border_name(opt.border), type_name(src.type), type_name(tp->dst), cn,
+                         src.width, src.height, fw, fh);
+                check_one(ctx, &src, tp->dst, rng_next(rng) % 2 ? 12 : 0, f, &opt, label);
+                image_free(&src);
+                cases++;
+            }
+            oclconv_filter_destroy(f);
+        }
+    printf("fft: %ld cases\n", cases);
+}
+
+/* The bound's own cases: every value at the type's maximum under a 41x41
+ * filter of one sign (u8) and a mixed one (u16), and checkerboards of 0 and
+ * the maximum under a filter with one dominant tap; a large image in many
+ * tile groups. */
+static void full_scale(oclconv_context *ctx, uint64_t *rng)
+{
+    for (int c = 0; c < 4; c++) {
+        oclconv_type type = c % 2 ? OCLCONV_U16 : OCLCONV_U8;
+        int n = c < 2 ? 41 : 25, max = type == OCLCONV_U8 ? 255 : 65535;
+        float *w = malloc((size_t)n * n * sizeof *w);
+        ASSERT(w != NULL);
+        double sum = 0;
+        for (int k = 0; k < n * n; k++)
+            sum += w[k] = (float)rng_uniform(rng, c == 1 ? -0.5 : 0.01, 1.0);
+        if (c >= 2)
+            sum += w[n * n / 2] = (float)(20 * sum);
+        for (int k = 0; k < n * n; k++)
+            w[k] = (float)(w[k] / sum);
+        oclconv_filter *f;
+        ASSERT_OK(NULL, oclconv_filter_create(n, n, w, &f));
+        free(w);
+        oclconv_image src = image_random(rng, c == 3 ? 700 : 90, c == 3 ? 500 : 77, 1 + c % 3,
+                                         type, 0);
+        size_t values = (size_t)src.width * src.height * (size_t)src.channels;
+        for (size_t i = 0; i < values; i++) {
+            int on = c < 2 || (i / (size_t)src.channels % (size_t)src.width + i /
+                               ((size_t)src.channels * (size_t)src.width)) % 2;
+            if (type == OCLCONV_U8)
+                ((unsigned char *)src.data)[i] = (unsigned char)(on ? max : 0);
+            else
+                ((unsigned short *)src.data)[i] = (unsigned short)(on ? max : 0);
+        }
+        oclconv_options opt = fft_options(c == 1 ? OCLCONV_BORDER_CONSTANT : OCLCONV_BORDER_WRAP,
+                                          (float)max);
+        char label[160];
+        snprintf(label, sizeof label, "fft %dx%d at full scale %s cn=%d %dx%d %s", n, n,
+                 type_name(type), src.channels, src.width, src.height, border_name(opt.border));
+        check_one(ctx, &src, type, 0, f, &opt, label);
+        image_free(&src);
+        oclconv_filter_destroy(f);
+    }
+}
+
+/* Exact results 2^-9 (twice the contract's window) above and below a tie,
+ * which must round as the reference does, and dyadic filters' exact ties,
+ * which must round half to even: 2^-9-multiples of weights, snapped. */
+static void near_ties(oclconv_context *ctx, uint64_t *rng)
+{
+    enum { N = 19 };
+    for (int k = 0; k < 3; k++) {
+        float w[N * N] = {0};
+        w[N * N / 2] = 0.5f;
+        w[N * N / 2 + 1] = k == 0 ? 0x1p-9f : k == 1 ? -0x1p-9f : 0;
+        w[0] = k == 2 ? 0.25f : 0;
+        oclconv_filter *f;
+        ASSERT_OK(NULL, oclconv_filter_create(N, N, w, &f));
+        oclconv_image src = image_random(rng, 57, 43, 1 + k, OCLCONV_U8, 0);
+        unsigned char *v = src.data;
+        for (size_t i = 0; i < (size_t)57 * 43 * src.channels; i++)
+            v[i] = (unsigned char)(v[i] | 1); /* odd: v / 2 is a half */
+        oclconv_options opt = fft_options(OCLCONV_BORDER_REFLECT101, 0);
+        char label[80];
+        snprintf(label, sizeof label, "fft near ties %d cn=%d", k, src.channels);
+        ASSERT_EQ(check_one(ctx, &src, OCLCONV_U8, 0, f, &opt, label), 0);
+        image_free(&src);
+        oclconv_filter_destroy(f);
+    }
+}
+
+/* In parts: bands of rows (OCLCONV_BANDS) and strips under a cap. */
+static void in_parts(oclconv_context *ctx, uint64_t *rng)
+{
+    static const oclconv_border borders[] = {OCLCONV_BORDER_REFLECT, OCLCONV_BORDER_WRAP,
+                                             OCLCONV_BORDER_CONSTANT, OCLCONV_BORDER_CLAMP};
+    oclconv_filter *f = filter_for(OCLCONV_METHOD_BUFFER, rng, 13, 11);
+    for (int b = 0; b < 4; b++) {
+        oclconv_options opt = fft_options(borders[b], 9);
+        oclconv_image src = image_random(rng, 67, 131, 1 + b, OCLCONV_U8, 0);
+        char label[160];
+        if (b % 2)
+            opt.max_device_bytes = 64 << 10;
+        else
+            setenv("OCLCONV_BANDS", "3", 1);
+        snprintf(label, sizeof label, "fft 13x11 on 67x131 u8 cn=%d %s in %s", src.channels,
+                 border_name(opt.border), b % 2 ? "strips" : "bands");
+        check_one(ctx, &src, OCLCONV_U8, 0, f, &opt, label);
+        unsetenv("OCLCONV_BANDS");
+        image_free(&src);
+    }
+    oclconv_filter_destroy(f);
+}
+
+/* AUTO's rules take the FFT for a random 31x31 filter on 8- and 16-bit
+ * images, not on float ones, not for a 5x5 one, not for a disc (its runs);
+ * forced, it refuses float images, NORMALIZE and filters wider than its
+ * tiles, each with a message. */
+static void choices(oclconv_context *ctx, uint64_t *rng)
+{
+    oclconv_filter *large = filter_for(OCLCONV_METHOD_BUFFER, rng, 31, 31);
+    oclconv_filter *small = filter_for(OCLCONV_METHOD_BUFFER, rng, 5, 5);
+    const oclconv_type types[] = {OCLCONV_U8, OCLCONV_U16, OCLCONV_F32};
+    for (int t = 0; t < 3; t++) {
+        oclconv_image src = image_random(rng, 40, 30, 2, types[t], 0);
+        oclconv_image dst = image_like(&src, types[t], 0);
+        oclconv_options opt = options_for(OCLCONV_METHOD_AUTO, OCLCONV_BORDER_REFLECT, 0);
+        ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst, large, &opt));
+        ASSERT_EQ(oclconv_last_method(ctx) == OCLCONV_METHOD_FFT, types[t] != OCLCONV_F32);
+        ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst, small, &opt));
+        ASSERT(oclconv_last_method(ctx) != OCLCONV_METHOD_FFT);
+        opt.method = OCLCONV_METHOD_FFT;
+        if (types[t] == OCLCONV_F32) {
+            ASSERT_STATUS(ctx, oclconv_apply(ctx, &src, &dst, large, &opt), OCLCONV_E_UNSUPPORTED);
+            ASSERT_CONTAINS(oclconv_errmsg(ctx), "8- and 16-bit");
+        } else {
+            opt.border = OCLCONV_BORDER_NORMALIZE;
+            ASSERT_STATUS(ctx, oclconv_apply(ctx, &src, &dst, large, &opt), OCLCONV_E_UNSUPPORTED);
+            ASSERT_CONTAINS(oclconv_errmsg(ctx), "NORMALIZE");
+        }
+        image_free(&src);
+        image_free(&dst);
+    }
+    float *w = calloc(601 * 3, sizeof *w);
+    ASSERT(w != NULL);
+    w[601 + 300] = 1;
+    oclconv_filter *wide;
+    ASSERT_OK(NULL, oclconv_filter_create(601, 3, w, &wide));
+    free(w);
+    oclconv_image src = image_random(rng, 50, 20, 1, OCLCONV_U8, 0);
+    oclconv_image dst = image_like(&src, OCLCONV_U8, 0);
+    oclconv_options opt = fft_options(OCLCONV_BORDER_CLAMP, 0);
+    ASSERT_STATUS(ctx, oclconv_apply(ctx, &src, &dst, wide, &opt), OCLCONV_E_UNSUPPORTED);
+    ASSERT_CONTAINS(oclconv_errmsg(ctx), "tiles");
+    image_free(&src);
+    image_free(&dst);
+    oclconv_filter_destroy(wide);
+    oclconv_filter_destroy(large);
+    oclconv_filter_destroy(small);
+}
+
+static int fft_body(oclconv_context *ctx, uint64_t *rng, int kind, int own_shapes)
+{
+    (void)kind;
+    (void)own_shapes;
+    sweep(ctx, rng);
+    full_scale(ctx, rng);
+    near_ties(ctx, rng);
+    in_place(ctx, OCLCONV_METHOD_FFT, rng);
+    in_parts(ctx, rng);
+    choices(ctx, rng);
+    return test_failures;
+}
+
+static const case_set sets[] = {
+    {0, 0, 30, "fft"},
+    {1, 0, 31, "fft"},
+};
+
+int main(void)
+{
+    return run_case_sets(sets, sizeof sets / sizeof *sets, fft_body);
+}
