@@ -10,6 +10,7 @@
  */
 #include "internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -21,6 +22,7 @@
 struct oclconv__fft_plan {
     VkFFTApplication app;
     int tile, planes;
+    double missed; /* > 0: the self-test's error, past its bound */
     cl_mem buffer;
     uint64_t bytes;
     struct oclconv__fft_plan *next;
@@ -62,13 +64,69 @@ void oclconv__fft_free(oclconv_context *ctx)
     }
 }
 
+/* The bound of path_fft.c for one value of at most `largest` and a weight
+ * of 1: a transform and its inverse move no value by more. */
+double oclconv__fft_bound(int tile, double abs_sum, double largest)
+{
+    return 16.0 * log2((double)tile * tile) * 0x1p-53 * abs_sum * largest * tile;
+}
+
+/* The plan's self-test, once: a plane of values up to 65535 there and
+ * back must come out within the bound; *missed = the error where not. */
+static oclconv_status self_test(oclconv_context *ctx, struct oclconv__fft_plan *p, double *missed)
+{
+    size_t n = oclconv__fft_plane_doubles(p->tile);
+    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), zero = 0;
+    oclconv_status s = x && y ? OCLCONV_OK
+                              : oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for a self-test");
+    uint32_t r = 2463534242u;
+    for (size_t i = 0; s == OCLCONV_OK && i < n; i++) {
+        r ^= r << 13, r ^= r >> 17, r ^= r << 5;
+        x[i] = (double)(r % 65536);
+    }
+    cl_int err = CL_SUCCESS;
+    if (s == OCLCONV_OK)
+        err = clEnqueueFillBuffer(ctx->queue, p->buffer, &zero, sizeof zero, 0, (size_t)p->bytes,
+                                  0, NULL, NULL);
+    if (s == OCLCONV_OK && err == CL_SUCCESS)
+        err = clEnqueueWriteBuffer(ctx->queue, p->buffer, CL_TRUE, 0, n * sizeof *x, x, 0, NULL,
+                                   NULL);
+    if (s == OCLCONV_OK && err != CL_SUCCESS)
+        s = oclconv__cl_fail(ctx, err, "the FFT self-test's upload");
+    if (s == OCLCONV_OK)
+        s = oclconv__fft_transform(ctx, p, 0);
+    if (s == OCLCONV_OK)
+        s = oclconv__fft_transform(ctx, p, 1);
+    if (s == OCLCONV_OK &&
+        (err = clEnqueueReadBuffer(ctx->queue, p->buffer, CL_TRUE, 0, n * sizeof *y, y, 0, NULL,
+                                   NULL)) != CL_SUCCESS)
+        s = oclconv__cl_fail(ctx, err, "the FFT self-test's read-back");
+    double worst = 0, t2 = (double)p->tile * p->tile;
+    for (int j = 0; s == OCLCONV_OK && j < p->tile; j++)
+        for (int i = 0; i < p->tile; i++) {
+            size_t k = (size_t)j * (size_t)(p->tile + 2) + (size_t)i;
+            double e = fabs(y[k] / t2 - x[k]);
+            worst = e > worst || e != e ? e : worst;
+        }
+    *missed = worst <= oclconv__fft_bound(p->tile, 1, 65535) ? 0 : worst;
+    free(x);
+    free(y);
+    return s;
+}
+
 oclconv_status oclconv__fft_plan_get(oclconv_context *ctx, int tile, int planes,
                                      oclconv__fft_plan **out)
 {
     for (struct oclconv__fft_plan *p = ctx->fft_plans; p; p = p->next)
         if (p->tile == tile && p->planes == planes) {
             *out = p;
-            return OCLCONV_OK;
+            return p->missed > 0 ? oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
+                                                  "the FFT path's self-test failed on this "
+                                                  "device: a round trip of %dx%d tiles moved a "
+                                                  "value by %.3g, past its bound %.3g",
+                                                  tile, tile, p->missed,
+                                                  oclconv__fft_bound(tile, 1, 65535))
+                                 : OCLCONV_OK;
         }
     struct oclconv__fft_plan *p = calloc(1, sizeof *p);
     if (!p)
@@ -102,11 +160,15 @@ oclconv_status oclconv__fft_plan_get(oclconv_context *ctx, int tile, int planes,
                              "device (VkFFT error %d)",
                              tile, tile, (int)r);
     }
-    p->next = ctx->fft_plans;
-    ctx->fft_plans = p;
     ctx->programs_built++; /* VkFFT built its kernels for it */
-    *out = p;
-    return OCLCONV_OK;
+    oclconv_status s = self_test(ctx, p, &p->missed);
+    if (s != OCLCONV_OK) {
+        plan_free(p);
+        return s;
+    }
+    p->next = ctx->fft_plans; /* kept even where it failed, so as not to build it again */
+    ctx->fft_plans = p;
+    return oclconv__fft_plan_get(ctx, tile, planes, out);
 }
 
 cl_mem oclconv__fft_buffer(const oclconv__fft_plan *p)

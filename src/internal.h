@@ -533,6 +533,9 @@ oclconv_status oclconv__run_fft(oclconv_context *ctx, const oclconv__job *job,
                                 const oclconv__io *io);
 void oclconv__fft_spectra_free(oclconv_context *ctx);
 int oclconv__fft_group_planes(int tile, long long planes);
+/* How far a transform of tiles of `tile` and back moves a sum of weights'
+ * magnitudes abs_sum over values of at most `largest`, a priori. */
+double oclconv__fft_bound(int tile, double abs_sum, double largest);
 size_t oclconv__fft_plane_doubles(int tile);
 oclconv_status oclconv__fft_plan_get(oclconv_context *ctx, int tile, int planes,
                                      oclconv__fft_plan **out);

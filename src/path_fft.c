@@ -16,11 +16,6 @@
 
 #define MIN_TILE 32
 #define MAX_TILE 512
-/* The bound's constant: the rounding of a length-N transform, forward and
- * back, and of the product between, each within a small multiple of
- * log2(N) u ||x|| ||w|| (Higham, Accuracy and Stability of Numerical
- * Algorithms, 24.1), taken four times over for each of the three. */
-#define BOUND_K 16.0
 /* The most an integer result may move: a quarter of the 0.001 around a tie
  * within which the contract lets it round either way. */
 #define BOUND_MAX 0x1p-12
@@ -46,13 +41,17 @@ static int tile_for(const oclconv__job *job)
     return best;
 }
 
-/* How far the transforms can move a sum, a priori: BOUND_K log2(T^2) u
- * times the weights' magnitudes' sum and the tile's norm (at most the
- * largest value times T), times the scale. */
+/* How far the transforms can move a sum, a priori: 16 log2(T^2) u times
+ * the weights' magnitudes' sum and the tile's norm (at most the largest
+ * value times T), times the scale (oclconv__fft_bound()): the rounding of
+ * a length-N transform, forward and back, and of the product between,
+ * each within a small multiple of log2(N) u ||x|| ||w|| (Higham, Accuracy
+ * and Stability of Numerical Algorithms, 24.1), taken four times over for
+ * each of the three. */
 static double rounding_bound(const oclconv__job *job, int tile)
 {
-    return BOUND_K * log2((double)tile * tile) * 0x1p-53 * job->filter->abs_sum *
-           oclconv__max_input(job) * tile * fabs((double)job->opt.scale);
+    return oclconv__fft_bound(tile, job->filter->abs_sum, oclconv__max_input(job)) *
+           fabs((double)job->opt.scale);
 }
 
 /* The grid the sums lie on where every weight is a multiple of 2^-k
@@ -102,14 +101,26 @@ oclconv_status oclconv__fft_ok(oclconv_context *ctx, const oclconv__job *job)
                              "the %s; a direct path keeps them",
                              bound, job->filter->abs_sum, oclconv__max_input(job), tile, tile,
                              grid > 0 ? "half-step of its dyadic weights' sums" : "0.001 allowed");
-    return OCLCONV_OK;
+    /* The plan, made and self-tested once (fft.c), where its transforms run. */
+    long long planes = (long long)ceil((double)job->src->width / (tile - job->filter->width + 1)) *
+                       (long long)ceil((double)job->src->height / (tile - job->filter->height + 1)) *
+                       job->src->channels;
+    oclconv__fft_plan *plan;
+    return oclconv__fft_plan_get(ctx, tile, oclconv__fft_group_planes(tile, planes), &plan);
 }
 
-/* AUTO's rule: from 19x19 taps on CPUs and 15x15 on GPUs (the crossovers
- * the issue expected; the calibration measures where it is on a device). */
+/* AUTO's rule, from the crossovers with the direct sum (random 2-D filters,
+ * 4K, the FFT's rate about flat in the filter's size, the direct sum's
+ * falling with its taps): CPUs from 21x21 taps (PoCL, 2 cores: u8 gray
+ * 15x15 86 against 50 MP/s, 31x31 20 against 48; RGBA8 24 against 13 and
+ * under 4 against 13), GPUs from 19x19 with 3 or 4 channels and 25x25 with
+ * fewer (NVIDIA H200, kernel time: 15x15 u8 gray 29k against 11k MP/s,
+ * RGBA8 4.3k against 2.9k; 31x31 6.7k against 10.9k, 1.0k against 2.8k).
+ * The calibration measures where it is on the device at hand. */
 int oclconv__fft_pays(const oclconv__job *job)
 {
-    return job->filter->nonzero >= (job->cpu_shapes ? 19 * 19 : 15 * 15);
+    int side = job->cpu_shapes ? 21 : job->src->channels >= 3 ? 19 : 25;
+    return job->filter->nonzero >= side * side;
 }
 
 /* The filter's spectrum for tiles of `tile`, the context's where it was
