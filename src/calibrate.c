@@ -415,8 +415,9 @@ static int measure(oclconv_context *ctx, const oclconv__job *job, entry *e)
                                          OCLCONV_METHOD_RUNS, OCLCONV_METHOD_FFT,
                                          OCLCONV_METHOD_BUFFER, OCLCONV_METHOD_TILED};
     /* On CPUs local memory is ordinary memory behind barriers: no tiles. */
+    /* Nor transforms for separable filters, whose passes cost less. */
     for (int i = 0; i < MOST - job->cpu_shapes; i++)
-        if (all[i] != job->method)
+        if (all[i] != job->method && !(all[i] == OCLCONV_METHOD_FFT && job->filter->row))
             cand[n++] = all[i];
     oclconv_image src[2] = {{0}}, dst[2] = {{0}};
     int side[2] = {PROBE, band_side[size_band(job)]}, ok = 1;

@@ -156,6 +156,49 @@ void in_place(oclconv_context *ctx, oclconv_method method, uint64_t *rng)
     }
 }
 
+long check_sizes(oclconv_context *ctx, uint64_t *rng, const char *name, const type_pair *tp,
+                 int cn, const oclconv_filter *f, const oclconv_options *opt, int w, int h)
+{
+    int fw, fh;
+    oclconv_filter_size(f, &fw, &fh);
+    long cases = 0;
+    for (int sz = 0; sz < SIZES + (w > 0); sz++) {
+        int sw = sz < SIZES ? sizes[sz][0] : w, sh = sz < SIZES ? sizes[sz][1] : h;
+        size_t extra = rng_next(rng) % 2 ? rng_next(rng) % 37 : 0;
+        oclconv_image src = image_random(rng, sw, sh, cn, tp->src, extra);
+        char label[200];
+        snprintf(label, sizeof label, "%s %s %s->%s cn=%d %dx%d filter %dx%d", name,
+                 border_name(opt->border), type_name(src.type), type_name(tp->dst), cn, src.width,
+                 src.height, fw, fh);
+        check_one(ctx, &src, tp->dst, rng_next(rng) % 2 ? 12 : 0, f, opt, label);
+        image_free(&src);
+        cases++;
+    }
+    return cases;
+}
+
+void in_parts(oclconv_context *ctx, oclconv_method method, uint64_t *rng, const oclconv_filter *f,
+              const oclconv_border borders[4])
+{
+    int fw, fh;
+    oclconv_filter_size(f, &fw, &fh);
+    for (int b = 0; b < 4; b++) {
+        oclconv_options opt = options_for(method, borders[b], 9);
+        oclconv_image src = image_random(rng, 67, 131, 1 + b, OCLCONV_U8, 0);
+        char label[160];
+        if (b % 2)
+            opt.max_device_bytes = 64 << 10;
+        else
+            setenv("OCLCONV_BANDS", "3", 1);
+        snprintf(label, sizeof label, "%s %dx%d on 67x131 u8 cn=%d %s in %s",
+                 oclconv_method_name(method), fw, fh, src.channels, border_name(opt.border),
+                 b % 2 ? "strips" : "bands");
+        check_one(ctx, &src, OCLCONV_U8, 0, f, &opt, label);
+        unsetenv("OCLCONV_BANDS");
+        image_free(&src);
+    }
+}
+
 /* ====== Sets of cases, side by side ================================== */
 
 /* Runs `set` in this process: a random stream of its own, a context of its

@@ -40,6 +40,16 @@ long check_one(oclconv_context *ctx, const oclconv_image *src, oclconv_type dst_
  * were not. */
 void in_place(oclconv_context *ctx, oclconv_method method, uint64_t *rng);
 
+/* A case of each size (and one of w x h where w > 0), src of cn channels of
+ * tp's source type, checked into tp's destination type; returns the cases. */
+long check_sizes(oclconv_context *ctx, uint64_t *rng, const char *name, const type_pair *tp,
+                 int cn, const oclconv_filter *f, const oclconv_options *opt, int w, int h);
+/* In parts, a 67x131 u8 image of 1 to 4 channels under each of the four
+ * borders in turn: bands of rows (OCLCONV_BANDS) and strips under a 64 KB
+ * cap, alternately. */
+void in_parts(oclconv_context *ctx, oclconv_method method, uint64_t *rng, const oclconv_filter *f,
+              const oclconv_border borders[4]);
+
 /* A set of cases: `kind` tells the body which (a path, or a part of the
  * mixed cases), in the device's own kernel shapes or in the other device
  * type's (OCLCONV_TUNE); `seed` picks its random stream. */

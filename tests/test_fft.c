@@ -41,19 +41,7 @@ static void sweep(oclconv_context *ctx, uint64_t *rng)
                 opt.scale = (float)rng_uniform(rng, 0.5, 2);
                 opt.delta = (float)rng_uniform(rng, -10, 10);
             }
-            for (size_t sz = 0; sz <= SIZES; sz++) {
-                /* The sizes of every set, and one of several tiles. */
-                int w = sz < SIZES ? sizes[sz][0] : 83, h = sz < SIZES ? sizes[sz][1] : 71;
-                size_t extra = rng_next(rng) % 2 ? rng_next(rng) % 37 : 0;
-                oclconv_image src = image_random(rng, w, h, cn, tp->src, extra);
-                char label[200];
-                snprintf(label, sizeof label, "fft %s %s->%s cn=%d %dx%d filter %dx%d",
-                         border_name(opt.border), type_name(src.type), type_name(tp->dst), cn,
-                         src.width, src.height, fw, fh);
-                check_one(ctx, &src, tp->dst, rng_next(rng) % 2 ? 12 : 0, f, &opt, label);
-                image_free(&src);
-                cases++;
-            }
+            cases += check_sizes(ctx, rng, "fft", tp, cn, f, &opt, 83, 71); /* several tiles */
             oclconv_filter_destroy(f);
         }
     printf("fft: %ld cases\n", cases);
@@ -128,29 +116,6 @@ static void near_ties(oclconv_context *ctx, uint64_t *rng)
     }
 }
 
-/* In parts: bands of rows (OCLCONV_BANDS) and strips under a cap. */
-static void in_parts(oclconv_context *ctx, uint64_t *rng)
-{
-    static const oclconv_border borders[] = {OCLCONV_BORDER_REFLECT, OCLCONV_BORDER_WRAP,
-                                             OCLCONV_BORDER_CONSTANT, OCLCONV_BORDER_CLAMP};
-    oclconv_filter *f = filter_for(OCLCONV_METHOD_BUFFER, rng, 13, 11);
-    for (int b = 0; b < 4; b++) {
-        oclconv_options opt = fft_options(borders[b], 9);
-        oclconv_image src = image_random(rng, 67, 131, 1 + b, OCLCONV_U8, 0);
-        char label[160];
-        if (b % 2)
-            opt.max_device_bytes = 64 << 10;
-        else
-            setenv("OCLCONV_BANDS", "3", 1);
-        snprintf(label, sizeof label, "fft 13x11 on 67x131 u8 cn=%d %s in %s", src.channels,
-                 border_name(opt.border), b % 2 ? "strips" : "bands");
-        check_one(ctx, &src, OCLCONV_U8, 0, f, &opt, label);
-        unsetenv("OCLCONV_BANDS");
-        image_free(&src);
-    }
-    oclconv_filter_destroy(f);
-}
-
 /* AUTO's rules take the FFT for a random 31x31 filter on 8- and 16-bit
  * images, not on float ones, not for a 5x5 one, not for a disc (its runs);
  * forced, it refuses float images, NORMALIZE and filters wider than its
@@ -206,7 +171,11 @@ static int fft_body(oclconv_context *ctx, uint64_t *rng, int kind, int own_shape
     full_scale(ctx, rng);
     near_ties(ctx, rng);
     in_place(ctx, OCLCONV_METHOD_FFT, rng);
-    in_parts(ctx, rng);
+    static const oclconv_border borders[4] = {OCLCONV_BORDER_REFLECT, OCLCONV_BORDER_WRAP,
+                                              OCLCONV_BORDER_CONSTANT, OCLCONV_BORDER_CLAMP};
+    oclconv_filter *f = filter_for(OCLCONV_METHOD_BUFFER, rng, 13, 11);
+    in_parts(ctx, OCLCONV_METHOD_FFT, rng, f, borders);
+    oclconv_filter_destroy(f);
     choices(ctx, rng);
     return test_failures;
 }

@@ -70,18 +70,7 @@ static void sweep(oclconv_context *ctx, uint64_t *rng)
                 opt.scale = (float)rng_uniform(rng, 0.5, 2);
                 opt.delta = (float)rng_uniform(rng, -10, 10);
             }
-            for (size_t sz = 0; sz < SIZES; sz++) {
-                size_t extra = rng_next(rng) % 2 ? rng_next(rng) % 37 : 0;
-                oclconv_image src = image_random(rng, sizes[sz][0], sizes[sz][1], cn, tp->src,
-                                                 extra);
-                char label[200];
-                snprintf(label, sizeof label, "runs %s %s->%s cn=%d %dx%d filter %dx%d",
-                         border_name(opt.border), type_name(src.type), type_name(tp->dst), cn,
-                         src.width, src.height, fw, fh);
-                check_one(ctx, &src, tp->dst, rng_next(rng) % 2 ? 12 : 0, f, &opt, label);
-                image_free(&src);
-                cases++;
-            }
+            cases += check_sizes(ctx, rng, "runs", tp, cn, f, &opt, 0, 0);
             oclconv_filter_destroy(f);
         }
     printf("runs: %ld cases\n", cases);
@@ -115,30 +104,6 @@ static void full_scale(oclconv_context *ctx, uint64_t *rng)
         image_free(&src);
         oclconv_filter_destroy(f);
     }
-}
-
-/* In parts: bands of rows (OCLCONV_BANDS) and strips that keep the
- * device's buffers, prefix sums included, under a cap. */
-static void in_parts(oclconv_context *ctx, uint64_t *rng)
-{
-    static const oclconv_border borders[] = {OCLCONV_BORDER_REFLECT, OCLCONV_BORDER_WRAP,
-                                             OCLCONV_BORDER_CONSTANT, OCLCONV_BORDER_NORMALIZE};
-    oclconv_filter *f = few_level_filter(rng, RING, 13, 11);
-    for (int b = 0; b < 4; b++) {
-        oclconv_options opt = options_for(OCLCONV_METHOD_RUNS, borders[b], 9);
-        oclconv_image src = image_random(rng, 67, 131, 1 + b, OCLCONV_U8, 0);
-        char label[160];
-        if (b % 2)
-            opt.max_device_bytes = 64 << 10;
-        else
-            setenv("OCLCONV_BANDS", "3", 1);
-        snprintf(label, sizeof label, "runs 13x11 on 67x131 u8 cn=%d %s in %s", src.channels,
-                 border_name(opt.border), b % 2 ? "strips" : "bands");
-        check_one(ctx, &src, OCLCONV_U8, 0, f, &opt, label);
-        unsetenv("OCLCONV_BANDS");
-        image_free(&src);
-    }
-    oclconv_filter_destroy(f);
 }
 
 /* AUTO's rules take the runs for a 31x31 disc on 8- and 16-bit images,
@@ -185,7 +150,11 @@ static int runs_body(oclconv_context *ctx, uint64_t *rng, int kind, int own_shap
     sweep(ctx, rng);
     full_scale(ctx, rng);
     in_place(ctx, OCLCONV_METHOD_RUNS, rng);
-    in_parts(ctx, rng);
+    static const oclconv_border borders[4] = {OCLCONV_BORDER_REFLECT, OCLCONV_BORDER_WRAP,
+                                              OCLCONV_BORDER_CONSTANT, OCLCONV_BORDER_NORMALIZE};
+    oclconv_filter *ring = few_level_filter(rng, RING, 13, 11);
+    in_parts(ctx, OCLCONV_METHOD_RUNS, rng, ring, borders); /* prefix sums in the budget too */
+    oclconv_filter_destroy(ring);
     choices(ctx, rng, own_shapes);
     return test_failures;
 }
