@@ -43,11 +43,12 @@ static int tile_for(const oclconv__job *job)
 
 /* How far the transforms can move a sum, a priori: 16 log2(T^2) u times
  * the weights' magnitudes' sum and the tile's norm (at most the largest
- * value times T), times the scale (oclconv__fft_bound()): the rounding of
- * a length-N transform, forward and back, and of the product between,
- * each within a small multiple of log2(N) u ||x|| ||w|| (Higham, Accuracy
- * and Stability of Numerical Algorithms, 24.1), taken four times over for
- * each of the three. */
+ * value times T), times the scale (oclconv__fft_bound()).  A radix-2
+ * transform of length N with twiddles accurate to u errs by at most about
+ * 5-6 log2(N) u of its norm (Higham, Accuracy and Stability of Numerical
+ * Algorithms, 24.1); the forward transform, the product by the spectrum
+ * (whose entries are at most the weights' magnitudes' sum) and the inverse
+ * come to about 13 log2(N) u, which 16 covers. */
 static double rounding_bound(const oclconv__job *job, int tile)
 {
     return oclconv__fft_bound(tile, job->filter->abs_sum, oclconv__max_input(job)) *
