@@ -4,10 +4,11 @@
  * pair and channel count, the sizes that are multiples of nothing, filters
  * larger than the image, several tiles and tile groups; sums at the bound's
  * reach (every value at the type's maximum, checkerboards under a dominant
- * tap), results 2^-9 either side of a tie, dyadic filters' exact ties; in
- * place, in bands and strips; AUTO's choice of it, and its refusals.  In
- * the device's kernel shapes and the other device type's, a set of cases
- * in a child process each (tests/path_check.c).
+ * tap), results 2^-9 either side of a tie; in place, in bands and strips,
+ * in batches; AUTO's choice of it, and its refusals (dyadic filters' exact
+ * ties are test_paths' exact halves).  In the device's kernel shapes and
+ * the other device type's, a set of cases in a child process each
+ * (tests/path_check.c).
  */
 #include "path_check.h"
 #include "test.h"
@@ -91,8 +92,8 @@ static void full_scale(oclconv_context *ctx, uint64_t *rng)
 }
 
 /* Exact results 2^-9 (twice the contract's window) above and below a tie,
- * which must round as the reference does, and dyadic filters' exact ties,
- * which must round half to even: 2^-9-multiples of weights, snapped. */
+ * which must round as the reference does, and on exact ties (weights of
+ * 2^-9 multiples, whose sums the path snaps to their grid). */
 static void near_ties(oclconv_context *ctx, uint64_t *rng)
 {
     enum { N = 19 };
@@ -163,6 +164,42 @@ static void choices(oclconv_context *ctx, uint64_t *rng)
     oclconv_filter_destroy(small);
 }
 
+/* A batch of images of three sizes and channel counts, one after another
+ * and through the parts pipeline (OCLCONV_BANDS), against the reference. */
+static void batched(oclconv_context *ctx, uint64_t *rng)
+{
+    enum { N = 3 };
+    oclconv_filter *f = filter_for(OCLCONV_METHOD_BUFFER, rng, 23, 21);
+    oclconv_options opt = fft_options(OCLCONV_BORDER_REFLECT101, 0);
+    oclconv_image src[N], dst[N];
+    ref_result ref[N];
+    for (int i = 0; i < N; i++) {
+        src[i] = image_random(rng, 45 + 31 * i, 38 + 13 * i, 1 + i, OCLCONV_U8, 0);
+        dst[i] = image_like(&src[i], OCLCONV_U8, 0);
+        ref[i] = ref_of_filter(&src[i], f, &opt);
+    }
+    for (int piped = 0; piped < 2; piped++) {
+        if (piped)
+            setenv("OCLCONV_BANDS", "2", 1);
+        size_t failed = 0;
+        ASSERT_OK(ctx, oclconv_apply_batch(ctx, N, src, dst, f, &opt, &failed));
+        unsetenv("OCLCONV_BANDS");
+        ASSERT_EQ(oclconv_last_method(ctx), OCLCONV_METHOD_FFT);
+        for (int i = 0; i < N; i++) {
+            char why[200] = "";
+            if (ref_compare(&dst[i], &ref[i], why, sizeof why) != 0)
+                TEST_FAIL_("fft batch image %d%s: %s", i, piped ? " (pipelined)" : "", why);
+            memset(dst[i].data, 0, image_bytes(&dst[i]));
+        }
+    }
+    for (int i = 0; i < N; i++) {
+        image_free(&src[i]);
+        image_free(&dst[i]);
+        ref_result_free(&ref[i]);
+    }
+    oclconv_filter_destroy(f);
+}
+
 static int fft_body(oclconv_context *ctx, uint64_t *rng, int kind, int own_shapes)
 {
     (void)kind;
@@ -176,6 +213,7 @@ static int fft_body(oclconv_context *ctx, uint64_t *rng, int kind, int own_shape
     oclconv_filter *f = filter_for(OCLCONV_METHOD_BUFFER, rng, 13, 11);
     in_parts(ctx, OCLCONV_METHOD_FFT, rng, f, borders);
     oclconv_filter_destroy(f);
+    batched(ctx, rng);
     choices(ctx, rng);
     return test_failures;
 }
