@@ -142,8 +142,7 @@ typedef enum {
     OCLCONV_METHOD_TILED,     /* tile plus halo staged in __local memory */
     OCLCONV_METHOD_SEPARABLE, /* row pass then column pass (rank-1 filters) */
     OCLCONV_METHOD_BOX,       /* running sums, cost independent of the radius
-                                 (box filters: all row taps equal, all column
-                                 taps equal) */
+                                 (box filters: equal row taps, equal column taps) */
     OCLCONV_METHOD_RUNS,      /* discs, rings: runs of equal taps; 8/16-bit */
     OCLCONV_METHOD_FFT        /* large 2-D filters in tiles through FFTs; 8/16-bit results */
 } oclconv_method;

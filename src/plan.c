@@ -181,7 +181,7 @@ static int quads_fit(const oclconv_context *ctx, const oclconv__job *job)
 }
 
 /* AUTO: the first path that can run the job, in one order: running sums,
- * separable passes, the buffer kernel.  On CPUs: running sums for boxes
+ * separable passes, runs, FFT tiles, the buffer kernel.  On CPUs: running sums for boxes
  * from 11 taps, fused passes for separable filters, the vectorised buffer
  * kernel for the rest (the image path's sampler is emulated there and far
  * slower).  On GPUs, measured on NVIDIA's OpenCL
@@ -246,8 +246,7 @@ static oclconv_status choose_by_rule(oclconv_context *ctx, oclconv__job *job)
     return OCLCONV_E_INVALID_ARG; /* not reached: the buffer path runs anything */
 }
 
-/* AUTO: the measured path (src/calibrate.c) where it can run the job, else
- * the rules'. */
+/* AUTO: the measured path (src/calibrate.c) where it can run the job, else the rules'. */
 static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
 {
     oclconv_method rule, m;
@@ -587,8 +586,7 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
     } else if (job->method == OCLCONV_METHOD_BUFFER) {
         plan_buffer_rows(ctx, job);
     }
-    /* One program of runs or of FFT tiles serves every filter: the radii
-     * are arguments. */
+    /* One program of runs or of FFT tiles serves every filter: radii as arguments. */
     if (job->method == OCLCONV_METHOD_RUNS || job->method == OCLCONV_METHOD_FFT)
         job->radius_args = 1;
     oclconv__range_shifts(job);
