@@ -23,9 +23,9 @@
  * rounds, the best kept (a first calibration in a fresh process, the
  * 2-core Xeon through PoCL: with three rounds the separable bands of a
  * 4K f32 3x3 filter read 9.0 and 10.7 ms in 2 processes of 7, against 6
- * settled; five make such a streak rarer, not impossible); one past SLOWER times the fastest after a round
- * is not timed again.  The rules' path stays unless another takes at most
- * MARGIN of its time. */
+ * settled; five make such a streak rarer, not impossible); one past
+ * SLOWER times the fastest after a round is not timed again.  The rules'
+ * path stays unless another takes at most MARGIN of its time. */
 #define TIMED_RUNS 5
 #define SLOWER 1.5
 #define MARGIN 0.92

@@ -77,8 +77,8 @@ static oclconv_status self_test(oclconv_context *ctx, struct oclconv__fft_plan *
 {
     size_t n = oclconv__fft_plane_doubles(p->tile);
     double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), zero = 0;
-    oclconv_status s = x && y ? OCLCONV_OK
-                              : oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for a self-test");
+    oclconv_status s =
+        x && y ? OCLCONV_OK : oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for a self-test");
     uint32_t r = 2463534242u;
     for (size_t i = 0; s == OCLCONV_OK && i < n; i++) {
         r ^= r << 13, r ^= r >> 17, r ^= r << 5;
@@ -155,7 +155,8 @@ oclconv_status oclconv__fft_plan_get(oclconv_context *ctx, int tile, int planes,
     if (r != VKFFT_SUCCESS) { /* VkFFT has deleted what it made */
         clReleaseMemObject(p->buffer);
         free(p);
-        return oclconv__fail(ctx, r == VKFFT_ERROR_MALLOC_FAILED ? OCLCONV_E_NOMEM : OCLCONV_E_BUILD,
+        oclconv_status why = r == VKFFT_ERROR_MALLOC_FAILED ? OCLCONV_E_NOMEM : OCLCONV_E_BUILD;
+        return oclconv__fail(ctx, why,
                              "VkFFT could not make a plan for %dx%d tiles in double on this "
                              "device (VkFFT error %d)",
                              tile, tile, (int)r);

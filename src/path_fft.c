@@ -20,19 +20,26 @@
  * within which the contract lets it round either way. */
 #define BOUND_MAX 0x1p-12
 
+/* The tiles of side t that cover the image, T - 2 rx by T - 2 ry outputs
+ * each, and how many go along a row. */
+static long long tiles_of(const oclconv__job *job, int t, int *along)
+{
+    int vx = t - 2 * (job->filter->width / 2), vy = t - 2 * (job->filter->height / 2);
+    *along = (job->src->width + vx - 1) / vx;
+    return (long long)*along * ((job->src->height + vy - 1) / vy);
+}
+
 /* The tile side: the power of two whose transforms cost least for the
- * image, T^2 log T a tile times the tiles that cover it at T - 2 rx by
- * T - 2 ry outputs each (a small image takes a small tile); 0 for none. */
+ * image, T^2 log T a tile times the tiles that cover it (a small image
+ * takes a small tile); 0 for none. */
 static int tile_for(const oclconv__job *job)
 {
-    int rx = job->filter->width / 2, ry = job->filter->height / 2, best = 0;
+    int rx = job->filter->width / 2, ry = job->filter->height / 2, best = 0, along;
     double best_cost = INFINITY;
     for (int t = MIN_TILE; t <= MAX_TILE; t *= 2) {
         if (t <= 2 * rx || t <= 2 * ry)
             continue;
-        double tiles = ceil((double)job->src->width / (t - 2 * rx)) *
-                       ceil((double)job->src->height / (t - 2 * ry));
-        double cost = tiles * t * t * log2(t);
+        double cost = (double)tiles_of(job, t, &along) * t * t * log2(t);
         if (cost < best_cost) {
             best = t;
             best_cost = cost;
@@ -101,11 +108,11 @@ oclconv_status oclconv__fft_ok(oclconv_context *ctx, const oclconv__job *job)
                              "magnitudes summing to %g, values up to %g, %dx%d tiles), past "
                              "the %s; a direct path keeps them",
                              bound, job->filter->abs_sum, oclconv__max_input(job), tile, tile,
-                             grid > 0 ? "half-step of its dyadic weights' sums" : "0.001 allowed");
+                             grid > 0 ? "quarter step of its dyadic weights' sums"
+                                      : "0.001 allowed");
     /* The plan, made and self-tested once (fft.c), where its transforms run. */
-    long long planes = (long long)ceil((double)job->src->width / (tile - job->filter->width + 1)) *
-                       (long long)ceil((double)job->src->height / (tile - job->filter->height + 1)) *
-                       job->src->channels;
+    int along;
+    long long planes = tiles_of(job, tile, &along) * job->src->channels;
     oclconv__fft_plan *plan;
     return oclconv__fft_plan_get(ctx, tile, oclconv__fft_group_planes(tile, planes), &plan);
 }
@@ -149,7 +156,8 @@ static oclconv_status spectrum(oclconv_context *ctx, const oclconv__job *job, in
     int rx = f->width / 2, ry = f->height / 2;
     for (int j = 0; j < f->height; j++)
         for (int i = 0; i < f->width; i++)
-            h[(size_t)((ry - j + tile) % tile) * (size_t)(tile + 2) + (size_t)((rx - i + tile) % tile)] =
+            h[(size_t)((ry - j + tile) % tile) * (size_t)(tile + 2) +
+              (size_t)((rx - i + tile) % tile)] =
                 f->weights[(size_t)j * (size_t)f->width + (size_t)i];
     memcpy(kept, f->weights, taps * sizeof *kept);
     cl_mem planes = oclconv__fft_buffer(plan), mem = NULL;
@@ -200,14 +208,14 @@ void oclconv__fft_spectra_free(oclconv_context *ctx)
  * image, and PoCL compiles a kernel anew for each size it meets. */
 #define GROUP_X 32
 
-oclconv_status oclconv__run_fft(oclconv_context *ctx, const oclconv__job *job, const oclconv__io *io)
+oclconv_status oclconv__run_fft(oclconv_context *ctx, const oclconv__job *job,
+                                const oclconv__io *io)
 {
     const oclconv_filter *f = job->filter;
     cl_int width = job->src->width, height = job->src->height, rx = f->width / 2,
            ry = f->height / 2, tile = tile_for(job);
-    cl_int vx = tile - 2 * rx, vy = tile - 2 * ry;
-    cl_int tiles_x = (width + vx - 1) / vx, tiles_y = (height + vy - 1) / vy;
-    long long planes = (long long)tiles_x * tiles_y * job->src->channels;
+    cl_int vx = tile - 2 * rx, vy = tile - 2 * ry, tiles_x;
+    long long planes = tiles_of(job, tile, &tiles_x) * job->src->channels;
     char options[512];
     oclconv__common_options(ctx, job, options, sizeof options);
     cl_kernel gather, multiply, scatter;

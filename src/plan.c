@@ -181,8 +181,8 @@ static int quads_fit(const oclconv_context *ctx, const oclconv__job *job)
 }
 
 /* AUTO: the first path that can run the job, in one order: running sums,
- * separable passes, runs, FFT tiles, the buffer kernel.  On CPUs: running sums for boxes
- * from 11 taps, fused passes for separable filters, the vectorised buffer
+ * separable passes, runs, FFT tiles, the buffer kernel.  On CPUs: running
+ * sums for boxes from 11 taps, fused passes for separable filters, the vectorised buffer
  * kernel for the rest (the image path's sampler is emulated there and far
  * slower).  On GPUs, measured on NVIDIA's OpenCL
  * (4K and 8K): the separable tiles' cost grows with the taps and the
