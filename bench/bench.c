@@ -418,8 +418,8 @@ static int run_size(bench *b, const settings *S, int quick)
 /* ====== Main ============================================================ */
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: bench [--quick] [--only KIND] [--size WxH]... [--reach] [--huge WxH] "
-               "[--commit ID] [--verbose]\n"
+    fprintf(f, "usage: bench [--quick] [--only KIND] [--size WxH]... [--reach] [--batch] "
+               "[--huge WxH] [--commit ID] [--verbose]\n"
                "  --quick      1920x1080 images, 6 of the 19 cases a format, at most 3 runs a "
                "cell\n"
                "  --only KIND  one kind's cases (gauss, rand2d, sep, box, disc), no cold start, "
@@ -432,6 +432,7 @@ static void usage(FILE *f)
                "  --verbose    each probe's time and prediction on stderr\n"
                "  --reach      only the reach rows: whole, strips, several devices "
                "(OCLCONV_BENCH_DEVICES)\n"
+               "  --batch      only the batch rows\n"
                "  --huge WxH   one more RGBA8 image in the reach rows, whole and in strips\n"
                "The device is oclconv_create(NULL)'s: set OCLCONV_DEVICE to choose another.\n");
 }
@@ -440,7 +441,8 @@ int main(int argc, char **argv)
 {
     bench_start = now();
     const char *commit = "unknown";
-    int quick = 0, reach_only = 0, huge[2] = {0, 0}, sizes[MAX_SIZES][2], nsizes = 0;
+    int quick = 0, reach_only = 0, batch_only = 0, huge[2] = {0, 0}, sizes[MAX_SIZES][2],
+        nsizes = 0;
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--cold") == 0 && i + 1 < argc)
@@ -449,6 +451,8 @@ int main(int argc, char **argv)
             quick = 1;
         else if (strcmp(argv[i], "--reach") == 0)
             reach_only = 1;
+        else if (strcmp(argv[i], "--batch") == 0)
+            batch_only = reach_only = 1;
         else if (strcmp(argv[i], "--huge") == 0 && i + 1 < argc &&
                  sscanf(argv[i + 1], "%dx%d", &huge[0], &huge[1]) == 2)
             i++;
@@ -566,10 +570,10 @@ int main(int argc, char **argv)
         if (run_size(&b, &at_size, quick) != 0)
             return 1;
     }
-    if (!only) {
+    if (!only && !batch_only)
         reach_rows(b.ctx, nsizes, sizes, huge, quick);
+    if (!only)
         batch_rows(b.ctx, quick);
-    }
     if (!reach_only && !only) {
         print_legend(S);
         printf("\n");

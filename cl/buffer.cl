@@ -43,6 +43,8 @@ __kernel void convolve_buffer(__global const src_t *src, __global dst_t *dst, in
 #if TAPS_BY_VALUE
     WEIGHTS w = taps.w;
 #endif
+    STACKED(src, (size_t)width * height * CN);
+    STACKED(dst, (size_t)width * height * CN);
     int v0 = get_global_id(0) * VEC, y0 = get_global_id(1) * ROWS, rowlen = width * CN;
     if (v0 >= rowlen || y0 >= height)
         return;

@@ -259,6 +259,13 @@ static inline accv_t window_taps(accv_t sum, __global const src_t *row, int v0, 
 #define FOLD BORDER
 #endif
 
+/* A batch's stack (src/batch.c): same-shaped images one after the other in
+ * each buffer, filtered by one launch whose third dimension, past the
+ * fold's offset, is the image.  Moves p to its image's first value, an
+ * image being `values` values. */
+#define STACKED(p, values) \
+    ((p) += (size_t)(get_global_id(2) - get_global_offset(2)) * (size_t)(values))
+
 /* Borders where an outside tap reads no pixel of the image. */
 #define BORDER_HAS_OUTSIDE \
     (BORDER == BORDER_ZERO || BORDER == BORDER_CONSTANT || BORDER == BORDER_NORMALIZE)

@@ -199,6 +199,8 @@ __kernel void separable_rows(__global const src_t *src, __global acc_t *tmp, int
                              int height, int pitch, WEIGHTS row, acc_t border_value,
                              RESCALES row_edges)
 {
+    STACKED(src, (size_t)width * height * CN);
+    STACKED(tmp, (size_t)pitch * height);
 #if SLIDE_X == 0
     int v0 = get_global_id(0) * VEC, y = get_global_id(1);
     if (v0 >= width * CN || y >= height)
@@ -232,6 +234,8 @@ __kernel void separable_cols(__global const acc_t *tmp, __global dst_t *dst, int
                              int height, int pitch, WEIGHTS col, acc_t outside_row, acc_t scale,
                              acc_t delta, RESCALES col_edges)
 {
+    STACKED(tmp, (size_t)pitch * height);
+    STACKED(dst, (size_t)width * height * CN);
     int v0 = get_global_id(0) * VEC, y0 = get_global_id(1) * SLIDE_Y, rowlen = width * CN;
     if (v0 >= rowlen || y0 >= height)
         return;

@@ -75,6 +75,8 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
                               RESCALES row_edges, acc_t outside_row, acc_t scale, acc_t delta,
                               RESCALES col_edges)
 {
+    STACKED(src, (size_t)width * height * CN);
+    STACKED(dst, (size_t)width * height * CN);
     int v0 = get_global_id(0) * CHUNKS * VEC, y0 = get_global_id(1) * BAND, rowlen = width * CN;
     if (v0 >= rowlen || y0 >= height)
         return;

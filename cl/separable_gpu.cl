@@ -201,6 +201,8 @@ void separable_tile(__global const src_t *src, __global dst_t *dst, int width, i
 {
     WEIGHTS row = row_taps.w;
     WEIGHTS col = col_taps.w;
+    STACKED(src, (size_t)width * height * CN);
+    STACKED(dst, (size_t)width * height * CN);
     HOR_DECL;
     int lx = get_local_id(0), ly = get_local_id(1), rowlen = width * CN;
     int v0 = (int)get_global_id(0) * VEC, y0 = (int)get_group_id(1) * TILE_H * PY;

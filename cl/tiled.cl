@@ -12,6 +12,8 @@ convolve_tiled(__global const src_t *src, __global dst_t *dst, int width, int he
                acc_t border_value, acc_t scale, acc_t delta, acc_t wsum)
 {
     __local src_t tile[TW * TH * CN];
+    STACKED(src, (size_t)width * height * CN);
+    STACKED(dst, (size_t)width * height * CN);
     int lx = get_local_id(0), ly = get_local_id(1);
     int x0 = get_group_id(0) * TX - RX, y0 = get_group_id(1) * TY - RY;
     for (int t = ly * TX + lx; t < TW * TH; t += TX * TY) {

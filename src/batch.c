@@ -17,12 +17,20 @@
 
 /* Buffer sets the images go through: a few in flight hide the copies. */
 #define BATCH_RING 4
+/* A stack's bytes on the device at most (its source, result and
+ * intermediate): enough images that a launch's and a flush's costs are
+ * shared by many. */
+#define STACK_BYTES ((size_t)16 << 20)
+/* On a device that works in host memory, the largest image (source and
+ * result) a stack takes. */
+#define HOST_STACKED ((size_t)512 << 10)
 
 typedef struct {
     oclconv__region r;
     oclconv__job job;
     oclconv_image part[2];
     int piped; /* through the pipeline, else a call of its own */
+    int whole; /* planned as the caller's images themselves */
 } item;
 
 /* Puts "image i: " before the context's message; returns s. */
@@ -36,30 +44,59 @@ static oclconv_status name_image(oclconv_context *ctx, oclconv_status s, size_t 
 /* Checks and plans pair i into it; the message names the image. */
 static oclconv_status prepare(oclconv_context *ctx, const oclconv_image *src, oclconv_image *dst,
                               size_t i, const oclconv_filter *f, const oclconv_options *opt,
-                              int pipe, item *it)
+                              item *it)
 {
     memset(it, 0, sizeof *it);
     it->job.src = &src[i];
     it->job.dst = &dst[i];
     it->job.filter = f;
-    int whole;
     oclconv_status s = oclconv__validate(ctx, &it->job, opt, 1);
     if (s == OCLCONV_OK)
         s = oclconv__region_of(ctx, &it->r, NULL, &it->job);
     if (s == OCLCONV_OK) {
         it->r.staged = oclconv__overlap(&src[i], &dst[i]);
         it->r.in_batch = 1;
-        s = oclconv__region_plan(ctx, &it->r, &it->job, it->part, &whole);
+        s = oclconv__region_plan(ctx, &it->r, &it->job, it->part, &it->whole);
     }
     if (s == OCLCONV_OK)
         s = oclconv__region_parts(ctx, &it->r, &it->job);
     if (s != OCLCONV_OK) {
         return name_image(ctx, s, i);
     }
-    it->piped = pipe && it->r.parts == 1 && !it->r.staged &&
-                it->job.method != OCLCONV_METHOD_IMAGE;
+    it->piped = it->r.parts == 1 && !it->r.staged && it->job.method != OCLCONV_METHOD_IMAGE;
     it->r.ring = BATCH_RING;
     return OCLCONV_OK;
+}
+
+/* Whether b goes into the stack a starts: both whole images of one shape
+ * and one plan, on a path that filters stacks. */
+static int stacks_with(const item *a, const item *b)
+{
+    const oclconv_image *s = a->job.src, *d = a->job.dst, *t = b->job.src, *e = b->job.dst;
+    oclconv__job x = a->job, y = b->job;
+    x.src = y.src = NULL;
+    x.dst = y.dst = NULL;
+    return a->piped && b->piped && a->whole && b->whole && oclconv__stackable(&a->job) &&
+           s->width == t->width && s->height == t->height && s->channels == t->channels &&
+           s->type == t->type && d->channels == e->channels && d->type == e->type &&
+           memcmp(&x, &y, sizeof x) == 0;
+}
+
+/* Images of it's shape a stack may hold: within STACK_BYTES, the device
+ * bytes a call may use over the ring, and the largest allocation. */
+static int stack_most(oclconv_context *ctx, const item *it)
+{
+    const oclconv__job *job = &it->job;
+    size_t in = oclconv__image_bytes(job->src), out = oclconv__image_bytes(job->dst);
+    size_t mid = job->fused ? 0 : (size_t)job->src->width * (size_t)job->src->channels *
+                                       (size_t)job->src->height * 8;
+    size_t budget = STACK_BYTES, largest = in > out ? in : out;
+    if (oclconv__device_budget(ctx, job, &budget) != OCLCONV_OK)
+        oclconv__clear_error(ctx);
+    budget = budget / BATCH_RING < STACK_BYTES ? budget / BATCH_RING : STACK_BYTES;
+    size_t n = budget / (in + out + mid), by_alloc = ctx->facts.max_alloc / (largest + mid);
+    n = n < by_alloc ? n : by_alloc;
+    return n < 1 ? 1 : n > 4096 ? 4096 : (int)n;
 }
 
 /* Whether images go through the pipeline on this device: it has memory of
@@ -83,19 +120,35 @@ static oclconv_status batch_one(oclconv_context *ctx, size_t n, const oclconv_im
     int pipe = pipelined(ctx);
     size_t i = 0;
     for (; i < n && s == OCLCONV_OK; i++)
-        s = prepare(ctx, src, dst, i, f, opt, pipe, &it[i]);
+        s = prepare(ctx, src, dst, i, f, opt, &it[i]);
     if (s != OCLCONV_OK) {
         *failed = i ? i - 1 : 0;
         free(it);
         free(p);
         return s;
     }
+    /* On a device that works in host memory an image is filtered where it
+     * lies, unless it is small and stacks with a neighbour: there one launch
+     * for many saves more than the copies cost. */
+    for (int with_next = 0, with_last; !pipe && i-- > 0; with_next = with_last) {
+        with_last = i > 0 && stacks_with(&it[i - 1], &it[i]) &&
+                    oclconv__image_bytes(it[i].job.src) + oclconv__image_bytes(it[i].job.dst) <=
+                        HOST_STACKED && stack_most(ctx, &it[i]) > 1;
+        it[i].piped = it[i].piped && (with_last || with_next);
+    }
     /* Runs of piped images through the pipeline, the others alone. */
     for (i = 0; i < n && s == OCLCONV_OK;) {
-        size_t run = 0;
-        while (i + run < n && it[i + run].piped && run < (size_t)1 << 30) {
-            p[run] = (oclconv__part){&it[i + run].r, &it[i + run].job, 0};
-            run++;
+        /* Same-shaped images in stacks, one launch each. */
+        size_t run = 0, first = 0;
+        int most = 1;
+        for (; i + run < n && it[i + run].piped; run++) {
+            p[run] = (oclconv__part){&it[i + run].r, &it[i + run].job, 0, 1};
+            if (run > first && p[first].stack < most && stacks_with(&it[i + first], &it[i + run])) {
+                p[first].stack++;
+            } else {
+                first = run;
+                most = stack_most(ctx, &it[i + run]);
+            }
         }
         if (run) {
             int bad = -1;

@@ -196,6 +196,8 @@ typedef struct {
                               column's) times 2^-shift, the scale times 2^+shift */
     int value_shift;       /* and values that are added before they are weighted
                               (equal_row) times 2^-value_shift (oclconv__range_shifts) */
+    int stack;             /* images packed one after the other in the buffers, the
+                              launches' third dimension (oclconv__stackable); 0: one */
 } oclconv__job;
 
 /* How a two-pass path runs: through a scratch image, or fused down bands
@@ -409,6 +411,10 @@ oclconv_status oclconv__region_plan(oclconv_context *ctx, const oclconv__region 
  * copy->data. */
 oclconv_status oclconv__stage(oclconv_context *ctx, const oclconv_image *src,
                               oclconv_image *copy);
+/* The device bytes a call may use: options.max_device_bytes, else
+ * OCLCONV_DEVICE_BYTES, else half the device's memory. */
+oclconv_status oclconv__device_budget(oclconv_context *ctx, const oclconv__job *job,
+                                      size_t *out);
 /* Sets r->parts and r->ring for the planned job: bands where copies
  * overlap, strips where the whole would pass the device bytes the call may
  * use (options.max_device_bytes, OCLCONV_DEVICE_BYTES, half the device's
@@ -421,11 +427,14 @@ oclconv_status oclconv__region_parts(oclconv_context *ctx, oclconv__region *r,
 oclconv_status oclconv__region_cl(oclconv_context *ctx, const oclconv__region *r,
                                   const oclconv__job *job, cl_mem src, cl_mem dst,
                                   cl_event *done);
-/* Part k of a region, with its planned job. */
+/* Part k of a region, with its planned job.  A batch's stack: this part
+ * and the stack - 1 after it, whole images of one shape and one plan, go
+ * through one buffer set and one launch (0 or 1: the part alone). */
 typedef struct {
     const oclconv__region *r;
     const oclconv__job *job;
     int k;
+    int stack;
 } oclconv__part;
 /* Runs n parts (of one region or several: a batch) through `ring` buffer
  * sets, each part's copies overlapping the others' kernels; on failure
@@ -436,8 +445,16 @@ oclconv_status oclconv__run_parts(oclconv_context *ctx, const oclconv__part *p, 
 oclconv_status oclconv__run_region(oclconv_context *ctx, const oclconv__region *r,
                                    const oclconv__job *job, oclconv__path_fn run);
 
+/* Whether the job's path filters a stack of images in one launch (the
+ * buffer, tiled and separable paths: cl/common.cl STACKED). */
+int oclconv__stackable(const oclconv__job *job);
+/* The images a job's launches filter: its stack's, else 1. */
+static inline size_t oclconv__stack_of(const oclconv__job *job)
+{
+    return job->stack > 1 ? (size_t)job->stack : 1;
+}
 /* Enqueues a 2-D range of at least gx x gy work-items in groups of the job's
- * local size (or the runtime's choice). */
+ * local size (or the runtime's choice), for each image of a stack. */
 oclconv_status oclconv__run_2d(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
                                size_t gx, size_t gy);
 /* The same in groups of lx x ly (0 x 0: the runtime's choice). */

@@ -102,7 +102,8 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
     cl_mem tmp = NULL, row_w = NULL, col_w = NULL, row_edges = NULL, col_edges = NULL;
     cl_int width = job->src->width, height = job->src->height, pitch_arg = (cl_int)pitch;
     if (!job->fused)
-        s = oclconv__scratch(ctx, 2, pitch * (size_t)job->src->height * a, &tmp);
+        s = oclconv__scratch(ctx, 2, pitch * (size_t)job->src->height * a * oclconv__stack_of(job),
+                              &tmp);
     if (s == OCLCONV_OK)
         s = edge_rescales(ctx, job, f->row, f->width, width, &row_edges);
     if (s == OCLCONV_OK)

@@ -329,19 +329,27 @@ oclconv_status oclconv__run_2d(oclconv_context *ctx, const oclconv__job *job, cl
                                  (size_t)job->local[1]);
 }
 
+int oclconv__stackable(const oclconv__job *job)
+{
+    return job->method == OCLCONV_METHOD_BUFFER || job->method == OCLCONV_METHOD_TILED ||
+           job->method == OCLCONV_METHOD_SEPARABLE;
+}
+
+/* The third dimension: a stack's images, past the fold's offset. */
 oclconv_status oclconv__launch(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
                                size_t gx, size_t gy, size_t lx, size_t ly, cl_event *event)
 {
-    int fold = oclconv__fold(ctx, job);
-    size_t local[3] = {lx, ly, 1}, global[3] = {gx, gy, 1}, offset[3] = {0, 0, (size_t)fold + 1};
+    int fold = oclconv__fold(ctx, job), dims = fold >= 0 || job->stack > 1 ? 3 : 2;
+    size_t local[3] = {lx, ly, 1}, global[3] = {gx, gy, oclconv__stack_of(job)},
+           offset[3] = {0, 0, (size_t)fold + 1};
     const size_t *local_arg = NULL;
     if (local[0] && local[1]) {
         global[0] = (gx + local[0] - 1) / local[0] * local[0];
         global[1] = (gy + local[1] - 1) / local[1] * local[1];
         local_arg = local;
     }
-    cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, fold >= 0 ? 3 : 2,
-                                        fold >= 0 ? offset : NULL, global, local_arg,
+    cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, (cl_uint)dims, fold >= 0 ? offset : NULL,
+                                        global, local_arg,
                                         ctx->wait_count, ctx->wait_count ? ctx->wait_list : NULL,
                                         event);
     if (err != CL_SUCCESS)

@@ -2,8 +2,9 @@
  * oclconv_apply_batch(): images of several shapes, types and channel
  * counts with one filter, each against the reference, on one device
  * image by image and through the pipeline of buffer sets (OCLCONV_BANDS),
- * and over PoCL's two CPU devices; a bad pair named by its index with
- * nothing written; in place; an empty batch.
+ * and over PoCL's two CPU devices; runs of same-shaped images stacked into
+ * one launch; a bad pair named by its index with nothing written; in
+ * place; an empty batch.
  */
 #include "reference.h"
 #include "test.h"
@@ -82,6 +83,129 @@ static void one_batch(oclconv_context *ctx, uint64_t *rng, oclconv_border border
     oclconv_filter_destroy(f);
 }
 
+/* Runs of same-shaped images (a run cut by another shape; rows padded or
+ * packed) through the pipeline, which stacks each run's images in one
+ * buffer and one launch: on the buffer, tiled and separable paths (CPUs
+ * fuse a separable filter's passes up to 65 rows; 67 takes two), with
+ * all the device memory they want (as on a GPU, OCLCONV_BANDS) and with a
+ * budget that cuts the runs into stacks of a few (as on a CPU).  Each image against the reference: a stack whose
+ * images read or wrote one another's rows fails. */
+static void stacks(oclconv_context *ctx, uint64_t *rng)
+{
+    static const struct {
+        int w, h, cn, count;
+        oclconv_type in, out;
+    } runs[] = {{33, 17, 1, 7, OCLCONV_U8, OCLCONV_U8},   {5, 40, 4, 2, OCLCONV_F32, OCLCONV_F32},
+                {64, 9, 3, 5, OCLCONV_U16, OCLCONV_U16}, {12, 12, 2, 1, OCLCONV_U8, OCLCONV_F32},
+                {33, 17, 1, 3, OCLCONV_U8, OCLCONV_U8}};
+    static const struct {
+        oclconv_method method;
+        oclconv_border border;
+        int tall;
+    } cases[] = {{OCLCONV_METHOD_SEPARABLE, OCLCONV_BORDER_CLAMP, 0},
+                 {OCLCONV_METHOD_SEPARABLE, OCLCONV_BORDER_REFLECT, 0},
+                 {OCLCONV_METHOD_SEPARABLE, OCLCONV_BORDER_NORMALIZE, 0},
+                 {OCLCONV_METHOD_SEPARABLE, OCLCONV_BORDER_REFLECT101, 1},
+                 {OCLCONV_METHOD_BUFFER, OCLCONV_BORDER_WRAP, 0},
+                 {OCLCONV_METHOD_TILED, OCLCONV_BORDER_CONSTANT, 0}};
+    enum { M = 18 };
+    oclconv_filter *small = NULL, *tall = NULL;
+    ASSERT_OK(NULL, oclconv_filter_gaussian(1.0, 0.8, 3, 2, &small));
+    ASSERT_OK(NULL, oclconv_filter_gaussian(1.0, 9.0, 1, 33, &tall));
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+        for (int budget = 0; budget < 2; budget++) {
+            const oclconv_filter *f = cases[c].tall ? tall : small;
+            /* Through buffer sets as on a GPU, then as on a CPU. */
+            if (budget)
+                unsetenv("OCLCONV_BANDS");
+            else
+                setenv("OCLCONV_BANDS", "3", 1);
+            oclconv_options opt = border_options(cases[c].border, 11);
+            opt.method = cases[c].method;
+            opt.max_device_bytes = budget ? 24 << 10 : 0;
+            oclconv_image src[M], dst[M];
+            ref_result ref[M];
+            int n = 0;
+            for (size_t r = 0; r < sizeof runs / sizeof *runs; r++)
+                for (int k = 0; k < runs[r].count; k++, n++) {
+                    src[n] = image_random(rng, runs[r].w, runs[r].h, runs[r].cn, runs[r].in,
+                                          k % 3 ? 0 : 8);
+                    dst[n] = image_random(rng, runs[r].w, runs[r].h, runs[r].cn, runs[r].out,
+                                          k % 2 ? 0 : 4);
+                    ref[n] = ref_of_filter(&src[n], f, &opt);
+                }
+            ASSERT_EQ(n, M);
+            size_t failed = 99;
+            ASSERT_OK(ctx, oclconv_apply_batch(ctx, M, src, dst, f, &opt, &failed));
+            ASSERT_EQ(failed, 0);
+            int bad = 0;
+            for (int i = 0; i < M; i++) {
+                char why[256] = "";
+                if (ref_compare(&dst[i], &ref[i], why, sizeof why) != 0 ||
+                    !image_padding_intact(&dst[i])) {
+                    TEST_FAIL_("stacks, %s %s%s: image %d: %s",
+                               oclconv_method_name(cases[c].method), border_name(cases[c].border),
+                               budget ? ", 24 KiB" : "", i, why);
+                    bad++;
+                }
+                image_free(&src[i]);
+                image_free(&dst[i]);
+                ref_result_free(&ref[i]);
+            }
+            printf("stacks, %s %s%s: %d of %d images right\n",
+                   oclconv_method_name(cases[c].method), border_name(cases[c].border),
+                   budget ? ", 24 KiB" : "", M - bad, M);
+        }
+    unsetenv("OCLCONV_BANDS");
+    oclconv_filter_destroy(small);
+    oclconv_filter_destroy(tall);
+}
+
+/* A stack's images that lie one after the other in memory, slices of one
+ * block as in an N x H x W x C array, go up and down in one copy each way:
+ * each against the reference, with a slice from elsewhere in the middle
+ * and a row after the block's last image that stays as it was. */
+static void adjacent_images(oclconv_context *ctx, uint64_t *rng)
+{
+    enum { K = 9, W = 20, H = 11, CN = 4 };
+    size_t bytes = (size_t)W * H * CN;
+    oclconv_image block_src = image_random(rng, W, H * K, CN, OCLCONV_U8, 0);
+    oclconv_image block_dst = image_random(rng, W, H * K + 1, CN, OCLCONV_U8, 0);
+    oclconv_image other = image_random(rng, W, H, CN, OCLCONV_U8, 0);
+    oclconv_image other_dst = image_like(&other, OCLCONV_U8, 0);
+    unsigned char guard[W * CN];
+    memcpy(guard, (char *)block_dst.data + bytes * K, sizeof guard);
+    oclconv_image src[K], dst[K];
+    for (int i = 0; i < K; i++) {
+        src[i] = (oclconv_image){(char *)block_src.data + bytes * (size_t)i, W, H, CN,
+                                 OCLCONV_U8, 0};
+        dst[i] = (oclconv_image){(char *)block_dst.data + bytes * (size_t)i, W, H, CN,
+                                 OCLCONV_U8, 0};
+    }
+    src[5] = other;
+    dst[5] = other_dst;
+    oclconv_filter *f = NULL;
+    ASSERT_OK(NULL, oclconv_filter_gaussian(1.0, 0.8, 3, 2, &f));
+    oclconv_options opt = border_options(OCLCONV_BORDER_REFLECT101, 0);
+    setenv("OCLCONV_BANDS", "3", 1);
+    ASSERT_OK(ctx, oclconv_apply_batch(ctx, K, src, dst, f, &opt, NULL));
+    unsetenv("OCLCONV_BANDS");
+    for (int i = 0; i < K; i++) {
+        ref_result ref = ref_of_filter(&src[i], f, &opt);
+        char why[256] = "";
+        if (ref_compare(&dst[i], &ref, why, sizeof why) != 0)
+            TEST_FAIL_("adjacent images: image %d: %s", i, why);
+        ref_result_free(&ref);
+    }
+    ASSERT(memcmp(guard, (char *)block_dst.data + bytes * K, sizeof guard) == 0);
+    printf("adjacent images: checked %d\n", K);
+    image_free(&block_src);
+    image_free(&block_dst);
+    image_free(&other);
+    image_free(&other_dst);
+    oclconv_filter_destroy(f);
+}
+
 /* A bad pair: refused with its index, no destination touched. */
 static void bad_pairs(oclconv_context *ctx, uint64_t *rng)
 {
@@ -129,6 +253,8 @@ int main(void)
         one_batch(ctx, &rng, (oclconv_border)b, NULL, "one device");
         one_batch(ctx, &rng, (oclconv_border)b, "3", "pipelined");
     }
+    stacks(ctx, &rng);
+    adjacent_images(ctx, &rng);
     bad_pairs(ctx, &rng);
     oclconv_destroy(ctx);
     oclconv_context *two = NULL;
