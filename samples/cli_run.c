@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli_read_ahead.h"
+#include "cli_write_behind.h"
 #include "output_file.h"
 #include "png_io.h"
 
@@ -257,65 +258,110 @@ static const char *layout_name(int channels)
     return names[channels >= 1 && channels <= 4 ? channels : 0];
 }
 
-/* Filters one file, read into *res.  @return 0, -1 when the file failed, -2
- * when nothing more can run (no device). */
-static int process_file(run_state *r, const char *in, const char *out, read_result *res)
+/* A file filtered and handed to be written, with what its report needs. */
+typedef struct {
+    int index; /* -1: none */
+    const char *in, *out;
+    int width, height, channels;
+    oclconv_type type;
+    oclconv_method method;
+    oclconv_choice choice;
+    double kernel_seconds, t0, filter_ms;
+    size_t compiled;
+    int status; /* written in place (no writer thread): its result */
+    char why[600];
+} sent_file;
+
+/* Waits for the write of the file sent last and reports it: its error
+ * line, or with --verbose its line, or in a batch without the bar its
+ * name.  Counts a failed write. */
+static void settle(run_state *r, write_behind *wb, sent_file *f)
+{
+    if (f->index < 0)
+        return;
+    int rc = wb ? write_behind_take(wb, f->why, sizeof f->why) : f->status;
+    if (rc) {
+        file_error(r, f->out, "%s", f->why);
+        r->failed++;
+    } else if (r->opt->verbose) {
+        int alpha = f->channels % 2 == 0;
+        clear_bar(r);
+        if (r->batch)
+            fprintf(stderr, "[%d/%d] ", f->index + 1, r->total);
+        fprintf(stderr,
+                "%s -> %s: %dx%d %s %s%s, %s %dx%d, %s path%s, kernels %.2f ms, "
+                "filter %.1f ms%s, total %.1f ms\n",
+                f->in, f->out, f->width, f->height, layout_name(f->channels),
+                f->type == OCLCONV_F32 ? "float" : f->type == OCLCONV_U16 ? "16-bit" : "8-bit",
+                alpha ? (r->opt->premultiply ? " (premultiplied)" : " (straight)") : "",
+                cli_filter_names[r->opt->kernel || r->opt->kernel_file ? FILTER_CUSTOM
+                                                                   : r->opt->filter],
+                r->fw, r->fh, oclconv_method_name(f->method),
+                f->choice == OCLCONV_CHOICE_MEASURED ? " (measured)"
+                : f->choice == OCLCONV_CHOICE_RULE   ? " (by rule)"
+                                                     : "",
+                f->kernel_seconds * 1e3, f->filter_ms, f->compiled ? " incl. compiling" : "",
+                (seconds_now() - f->t0) * 1e3);
+    } else if (r->batch && !r->bar) {
+        fprintf(stderr, "[%d/%d] %s -> %s\n", f->index + 1, r->total, f->in, f->out);
+    }
+    f->index = -1;
+}
+
+/* Filters file i, read into *res, while the one sent before is written;
+ * then reports that one and sends this one to be written (*sent).
+ * @return 1 when sent, -1 when the file failed, -2 when nothing more can
+ * run (no device). */
+static int process_file(run_state *r, write_behind *wb, sent_file *sent, int i, const char *in,
+                        const char *out, read_result *res)
 {
     png_io_picture pic = res->pic;
     char why[600];
-    double t0 = seconds_now(), t1, t2;
-    size_t built;
-    int rc;
+    double t0 = seconds_now();
+    int rc = 0;
 
+    if (res->status == 0 && ensure_context(r)) {
+        png_io_free(&pic);
+        settle(r, wb, sent);
+        return -2;
+    }
+    sent_file f = {i, in, out, pic.image.width, pic.image.height, pic.image.channels,
+                   pic.image.type, 0, 0, 0, t0, 0, 0, 0, ""};
+    if (res->status == 0) {
+        size_t built = oclconv_programs_built(r->ctx);
+        r->kernel_seconds = 0;
+        rc = filter_image(r, &pic.image, why, sizeof why);
+        f.filter_ms = (seconds_now() - t0) * 1e3;
+        f.compiled = oclconv_programs_built(r->ctx) - built;
+        f.method = r->method;
+        f.choice = r->choice;
+        f.kernel_seconds = r->kernel_seconds;
+    }
+    settle(r, wb, sent); /* the lines in the files' order */
     if (res->status)
         return file_error(r, in, "%s", res->why);
     if (pic.warning[0]) {
         clear_bar(r);
         fprintf(stderr, "%s: %s: warning: %s\n", cli_program, in, pic.warning);
     }
-
-    if (ensure_context(r)) {
-        png_io_free(&pic);
-        return -2;
-    }
-    built = oclconv_programs_built(r->ctx);
-    r->kernel_seconds = 0;
-    t1 = seconds_now();
-    rc = filter_image(r, &pic.image, why, sizeof why);
-    t2 = seconds_now();
     if (rc) {
         png_io_free(&pic);
         return file_error(r, in, "%s", why);
     }
-    rc = output_file_write(out, &pic, why, sizeof why) ? file_error(r, out, "%s", why) : 0;
-    if (rc == 0 && r->opt->verbose) {
-        size_t compiled = oclconv_programs_built(r->ctx) - built;
-        int alpha = pic.image.channels % 2 == 0;
-        clear_bar(r);
-        if (r->batch)
-            fprintf(stderr, "[%d/%d] ", r->done + 1, r->total);
-        fprintf(stderr,
-                "%s -> %s: %dx%d %s %s%s, %s %dx%d, %s path%s, kernels %.2f ms, "
-                "filter %.1f ms%s, total %.1f ms\n",
-                in, out, pic.image.width, pic.image.height, layout_name(pic.image.channels),
-                pic.image.type == OCLCONV_F32   ? "float"
-                : pic.image.type == OCLCONV_U16 ? "16-bit"
-                                                : "8-bit",
-                alpha ? (r->opt->premultiply ? " (premultiplied)" : " (straight)") : "",
-                cli_filter_names[r->opt->kernel || r->opt->kernel_file ? FILTER_CUSTOM
-                                                                   : r->opt->filter],
-                r->fw, r->fh, oclconv_method_name(r->method),
-                r->choice == OCLCONV_CHOICE_MEASURED ? " (measured)"
-                : r->choice == OCLCONV_CHOICE_RULE   ? " (by rule)"
-                                                     : "",
-                r->kernel_seconds * 1e3,
-                (t2 - t1) * 1e3, compiled ? " incl. compiling" : "",
-                (seconds_now() - t0) * 1e3);
-    } else if (rc == 0 && r->batch && !r->bar) {
-        fprintf(stderr, "[%d/%d] %s -> %s\n", r->done + 1, r->total, in, out);
+    *sent = f;
+    if (wb) {
+        write_behind_put(wb, i, out, &pic);
+    } else {
+        sent->status = output_file_write(out, &pic, sent->why, sizeof sent->why);
+        png_io_free(&pic);
     }
-    png_io_free(&pic);
-    return rc;
+    return 1;
+}
+
+/* The writer thread's word that output i is done, for the reader. */
+static void output_done(void *arg, int i)
+{
+    read_ahead_written(arg, i);
 }
 
 /* Marks inputs whose output name an earlier input already takes (-o DIR with
@@ -435,6 +481,7 @@ int cli_run(const cli_options *o)
     char **outs = NULL;
     int *dup = NULL, *skip = NULL, n = 0, rc = EXIT_FILE_FAILED;
     read_ahead *ahead = NULL;
+    write_behind *behind = NULL;
     const char *dir = NULL;
 
     memset(&r, 0, sizeof r);
@@ -472,12 +519,16 @@ int cli_run(const cli_options *o)
     for (int i = 0; i < n; i++)
         skip[i] = (dir && strcmp(o->operands[i], "-") == 0) || (dup && dup[i] >= 0);
     ahead = n > 1 ? read_ahead_start(o->operands, outs, skip, n) : NULL;
+    behind = ahead ? write_behind_start(output_done, ahead) : NULL;
+    sent_file sent = {.index = -1};
     for (int i = 0; i < n; i++) {
         int res;
         draw_bar(&r, output_base_name(o->operands[i]));
         if (dir && strcmp(o->operands[i], "-") == 0) {
+            settle(&r, behind, &sent);
             res = file_error(&r, "-", "standard input has no file name to write under %s", dir);
         } else if (dup && dup[i] >= 0) {
+            settle(&r, behind, &sent);
             res = file_error(&r, o->operands[i], "skipped: its output %s would replace that of %s",
                              outs[i], o->operands[dup[i]]);
         } else {
@@ -486,9 +537,9 @@ int cli_run(const cli_options *o)
                 read_ahead_take(ahead, i, &in);
             else
                 read_input(o->operands[i], outs[i], &in);
-            res = process_file(&r, o->operands[i], outs[i], &in);
+            res = process_file(&r, behind, &sent, i, o->operands[i], outs[i], &in);
         }
-        if (ahead)
+        if (ahead && (res != 1 || !behind))
             read_ahead_written(ahead, i);
         r.done++;
         if (res < 0)
@@ -498,6 +549,7 @@ int cli_run(const cli_options *o)
             break;
         }
     }
+    settle(&r, behind, &sent);
     if (r.bar) {
         draw_bar(&r, "");
         fputc('\n', stderr);
@@ -506,6 +558,7 @@ int cli_run(const cli_options *o)
         fprintf(stderr, "%s: %d of %d files failed\n", cli_program, r.failed, n);
     rc = r.failed ? EXIT_FILE_FAILED : 0;
 out:
+    write_behind_stop(behind);
     read_ahead_stop(ahead);
     free(skip);
     for (int i = 0; outs && i < n; i++)

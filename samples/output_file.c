@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,18 +61,26 @@ static void install_signal_handlers(void)
     sigprocmask(SIG_BLOCK, &ignored, NULL);
 }
 
-static void block_signals(int block)
+/* Blocks the handled signals in this thread, *old its mask before: a
+ * thread that keeps them blocked (the writer's) keeps them so. */
+static void block_signals(sigset_t *old)
 {
-    sigprocmask(block ? SIG_BLOCK : SIG_UNBLOCK, &handled, NULL);
+    pthread_sigmask(SIG_BLOCK, &handled, old);
+}
+
+static void restore_signals(const sigset_t *old)
+{
+    pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
 static void remove_temp(void)
 {
-    block_signals(1);
+    sigset_t old;
+    block_signals(&old);
     if (temp_active)
         unlink(temp_path);
     temp_active = 0;
-    block_signals(0);
+    restore_signals(&old);
 }
 
 const char *output_base_name(const char *path)
@@ -201,16 +210,17 @@ static int replace_file(const char *target, const char *named, const struct stat
     size_t dir_len = (size_t)(base - target);
     FILE *fp;
     int fd, rc;
+    sigset_t mask;
 
     if (!*base)
         return say(why, why_size, "not a file name");
     if (temp_name(target, base, dir_len))
         return say(why, why_size, "path too long");
 
-    block_signals(1);
+    block_signals(&mask);
     fd = mkstemp(temp_path);
     temp_active = fd >= 0;
-    block_signals(0);
+    restore_signals(&mask);
     if (fd < 0)
         return say(why, why_size, "cannot create a file in '%.*s': %s",
                    dir_len ? (int)dir_len : 1, dir_len ? target : ".", strerror(errno));
@@ -227,12 +237,12 @@ static int replace_file(const char *target, const char *named, const struct stat
         rc = write_stream(fp, image_io_format_of_name(named), pic, why, why_size);
     }
     if (rc == 0) {
-        block_signals(1);
+        block_signals(&mask);
         if (rename(temp_path, target) == 0)
             temp_active = 0;
         else
             rc = say(why, why_size, "cannot rename the temporary file: %s", strerror(errno));
-        block_signals(0);
+        restore_signals(&mask);
     }
     if (rc)
         remove_temp();

@@ -6,8 +6,10 @@ SAMPLES_CFLAGS = $(ALL_CFLAGS) -Iinclude -Isamples
 IMAGE_IO_SRC := samples/image_io.c samples/png_io.c samples/jpeg_io.c samples/tiff_io.c
 IMAGE_IO_HDR := samples/image_io.h samples/png_io.h samples/jpeg_io.h samples/tiff_io.h
 CLI_SRC := samples/oclconv.c samples/cli_options.c samples/cli_run.c samples/cli_read_ahead.c \
+    samples/cli_write_behind.c \
     samples/output_file.c samples/kernel_text.c $(IMAGE_IO_SRC)
 CLI_HDR := samples/cli_options.h samples/cli_run.h samples/cli_read_ahead.h samples/output_file.h \
+    samples/cli_write_behind.h \
     samples/kernel_text.h include/oclconv.h $(IMAGE_IO_HDR)
 LDLIBS_PNG := -lpng
 LDLIBS_IMAGE := -lpng -ljpeg -ltiff

@@ -314,7 +314,10 @@ static void test_bad_outputs(void)
     free(after);
 }
 
-/* One bad file in a batch: the others are written, status 1. */
+/* One bad file in a batch: the others are written, status 1, the lines in
+ * the files' order though each output is written while the next file is
+ * filtered.  An output that cannot be written (a folder holds its name)
+ * fails alone too. */
 static void test_batch_with_failure(void)
 {
     int rc = cli("-o", at("out-batch"), input("gray8"), at("text.png"), input("rgb8"),
@@ -326,6 +329,18 @@ static void test_batch_with_failure(void)
     ASSERT_CONTAINS(cli_err, "text.png: not a PNG, JPEG or TIFF file");
     ASSERT_CONTAINS(cli_err, "would replace that of"); /* gray8.png given twice */
     ASSERT_CONTAINS(cli_err, "2 of 4 files failed");
+    const char *first = strstr(cli_err, "[1/4]"), *bad = strstr(cli_err, "text.png: not a"),
+               *third = strstr(cli_err, "[3/4]");
+    ASSERT(first && bad && third && first < bad && bad < third);
+
+    make_dir(at("out-taken"));
+    make_dir(at("out-taken/gray8.png"));
+    rc = cli("-o", at("out-taken"), input("gray8"), input("rgb8"), (char *)NULL);
+    ASSERT_EQ(rc, 1);
+    ASSERT(exists(at("out-taken/rgb8.png")));
+    ASSERT_CONTAINS(cli_err, "out-taken/gray8.png: ");
+    ASSERT_CONTAINS(cli_err, "1 of 2 files failed");
+    ASSERT(strstr(cli_err, "gray8.png: ") < strstr(cli_err, "[2/2]"));
 }
 
 /* No device: the batch stops at its first file, as one file at a time
