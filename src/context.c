@@ -1,6 +1,7 @@
 /* Contexts: the device, its queue, the facts the planner needs, the caches. */
 #include "internal.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -333,4 +334,34 @@ cl_device_id oclconv_cl_device(const oclconv_context *ctx)
 cl_command_queue oclconv_cl_queue(const oclconv_context *ctx)
 {
     return ctx ? ctx->queue : NULL;
+}
+
+/* OCLCONV_DEVICE_BYTES: bytes, or with a K, M or G suffix; a list apart
+ * by commas gives each device of the context its own, the last the rest. */
+oclconv_status oclconv__device_budget(oclconv_context *ctx, const oclconv__job *job, size_t *out)
+{
+    *out = job->opt.max_device_bytes;
+    if (*out)
+        return OCLCONV_OK;
+    const char *env = getenv("OCLCONV_DEVICE_BYTES");
+    if (env && *env) {
+        const char *p = env;
+        for (int k = 0; k < ctx->device_index && strchr(p, ','); k++)
+            p = strchr(p, ',') + 1;
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(p, &end, 10);
+        int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+        if (shift)
+            end++;
+        if (errno || (*end && *end != ',') || end == p || v == 0 || v > (SIZE_MAX >> shift) ||
+            strspn(env, "0123456789KMG,") != strlen(env))
+            return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG,
+                                 "OCLCONV_DEVICE_BYTES=%s is not a positive size in bytes "
+                                 "(a K, M or G suffix allowed), or a list of them", env);
+        *out = (size_t)v << shift;
+        return OCLCONV_OK;
+    }
+    *out = ctx->facts.global_mem ? (size_t)(ctx->facts.global_mem / 2) : SIZE_MAX;
+    return OCLCONV_OK;
 }

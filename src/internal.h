@@ -353,6 +353,12 @@ oclconv_status oclconv__io_end(oclconv_context *ctx, const oclconv__job *job, oc
  * sizes too where they must be the same (all but regions). */
 oclconv_status oclconv__validate(oclconv_context *ctx, oclconv__job *job,
                                  const oclconv_options *opt, int same_size);
+/* ---- context.c ------------------------------------------------------------ */
+/* The device bytes a call may use: options.max_device_bytes, else
+ * OCLCONV_DEVICE_BYTES, else half the device's memory. */
+oclconv_status oclconv__device_budget(oclconv_context *ctx, const oclconv__job *job,
+                                      size_t *out);
+
 /* ---- devices.c ------------------------------------------------------------ */
 /* oclconv_apply() and oclconv_apply_region() (`where` NULL: the whole
  * image), in src/apply.c: split over the context's devices where `split`
@@ -411,10 +417,6 @@ oclconv_status oclconv__region_plan(oclconv_context *ctx, const oclconv__region 
  * copy->data. */
 oclconv_status oclconv__stage(oclconv_context *ctx, const oclconv_image *src,
                               oclconv_image *copy);
-/* The device bytes a call may use: options.max_device_bytes, else
- * OCLCONV_DEVICE_BYTES, else half the device's memory. */
-oclconv_status oclconv__device_budget(oclconv_context *ctx, const oclconv__job *job,
-                                      size_t *out);
 /* Sets r->parts and r->ring for the planned job: bands where copies
  * overlap, strips where the whole would pass the device bytes the call may
  * use (options.max_device_bytes, OCLCONV_DEVICE_BYTES, half the device's

@@ -14,11 +14,12 @@
  * successive parts overlap: every part's upload goes on a second queue,
  * the context's queue runs each part's kernels as soon as its rows are in,
  * then reads its result back).  Parts go through a ring of buffer sets:
- * the upload of part k + ring waits for part k's read-back.
+ * the upload of part k + ring waits for part k's read-back.  A batch's
+ * stack (src/batch.c), whole images of one shape and plan, goes through a
+ * set as one unit: their uploads, one launch, their read-backs.
  */
 #include "internal.h"
 
-#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,36 +185,6 @@ oclconv_status oclconv__region_plan(oclconv_context *ctx, const oclconv__region 
     job->src = &part[0];
     job->dst = &part[1];
     return oclconv__plan(ctx, job);
-}
-
-/* OCLCONV_DEVICE_BYTES: bytes, or with a K, M or G suffix; a list apart
- * by commas gives each device of the context its own, the last the rest. */
-oclconv_status oclconv__device_budget(oclconv_context *ctx, const oclconv__job *job, size_t *out)
-{
-    *out = job->opt.max_device_bytes;
-    if (*out)
-        return OCLCONV_OK;
-    const char *env = getenv("OCLCONV_DEVICE_BYTES");
-    if (env && *env) {
-        const char *p = env;
-        for (int k = 0; k < ctx->device_index && strchr(p, ','); k++)
-            p = strchr(p, ',') + 1;
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(p, &end, 10);
-        int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
-        if (shift)
-            end++;
-        if (errno || (*end && *end != ',') || end == p || v == 0 || v > (SIZE_MAX >> shift) ||
-            strspn(env, "0123456789KMG,") != strlen(env))
-            return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG,
-                                 "OCLCONV_DEVICE_BYTES=%s is not a positive size in bytes "
-                                 "(a K, M or G suffix allowed), or a list of them", env);
-        *out = (size_t)v << shift;
-        return OCLCONV_OK;
-    }
-    *out = ctx->facts.global_mem ? (size_t)(ctx->facts.global_mem / 2) : SIZE_MAX;
-    return OCLCONV_OK;
 }
 
 /* Bytes a part's buffers take a row of the part image: source, result,
