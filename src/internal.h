@@ -429,6 +429,34 @@ oclconv_status oclconv__region_parts(oclconv_context *ctx, oclconv__region *r,
 oclconv_status oclconv__region_cl(oclconv_context *ctx, const oclconv__region *r,
                                   const oclconv__job *job, cl_mem src, cl_mem dst,
                                   cl_event *done);
+/* A direction of a part wraps around the whole image in at most this many
+ * runs; past it (taps reaching several times around), the part takes the
+ * whole extent and the kernels wrap. */
+#define OCLCONV_MAX_RUNS 6
+/* A part's extent in one direction: runs of the whole image's positions
+ * side by side, and where the destination's first lies among them. */
+typedef struct {
+    int runs, from[OCLCONV_MAX_RUNS], len[OCLCONV_MAX_RUNS];
+    int size, out_at;
+} oclconv__span;
+/* Part k's rows of the destination, of n. */
+void oclconv__part_rows(const oclconv__region *r, int k, int n, int *d0, int *d1);
+/* The extents, grown by the taps' reach, of destination rows d0 .. d1 - 1
+ * and of the destination's columns. */
+oclconv__span oclconv__row_span(const oclconv__region *r, const oclconv__job *job, int d0,
+                                int d1);
+oclconv__span oclconv__col_span(const oclconv__region *r, const oclconv__job *job);
+/* The job for a part image of sx.size x sy.size, its images in src and dst. */
+oclconv__job oclconv__part_job(const oclconv__job *job, const oclconv__span *sx,
+                               const oclconv__span *sy, oclconv_image *src, oclconv_image *dst);
+size_t oclconv__pixel_bytes(const oclconv_image *img);
+/* Rows the taps reach above and below. */
+int oclconv__reach_y(const oclconv__job *job);
+/* Runs the region's parts, each part's copies overlapping the others'. */
+oclconv_status oclconv__run_region(oclconv_context *ctx, const oclconv__region *r,
+                                   const oclconv__job *job, oclconv__path_fn run);
+
+/* ---- pipeline.c ----------------------------------------------------------- */
 /* Part k of a region, with its planned job.  A batch's stack: this part
  * and the stack - 1 after it, whole images of one shape and one plan, go
  * through one buffer set and one launch (0 or 1: the part alone). */
@@ -443,9 +471,6 @@ typedef struct {
  * *failed (when given) is the index of the part that failed, else -1. */
 oclconv_status oclconv__run_parts(oclconv_context *ctx, const oclconv__part *p, int n, int ring,
                                   oclconv__path_fn run, int *failed);
-/* Runs the region's parts, each part's copies overlapping the others'. */
-oclconv_status oclconv__run_region(oclconv_context *ctx, const oclconv__region *r,
-                                   const oclconv__job *job, oclconv__path_fn run);
 
 /* Whether the job's path filters a stack of images in one launch (the
  * buffer, tiled and separable paths: cl/common.cl STACKED). */
