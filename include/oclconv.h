@@ -458,20 +458,20 @@ OCLCONV_API oclconv_status oclconv_apply(oclconv_context *ctx, const oclconv_ima
 /*! oclconv_apply_batch() :
  *  Filters n images with one filter and one set of options: src[i] into
  *  dst[i], each pair as oclconv_apply() would (pairs may differ in size,
- *  type and channels).  Each program is built once.  On a device with
- *  memory of its own the images' uploads, kernels and read-backs overlap
- *  (a second queue and a ring of buffer sets, as for bands; OCLCONV_BANDS
- *  set past 1 does the same on any device); on one that works in host
- *  memory each image is filtered where it lies.  On a context over
- *  several devices the images are shared among them by their rates.
+ *  type and channels).  Each program is built once; runs of same-shaped
+ *  images share a buffer and a launch (buffer, tiled, separable paths).  On
+ *  a device with memory of its own uploads, kernels and read-backs overlap
+ *  (two queues, a ring of buffer sets; OCLCONV_BANDS past 1: any device),
+ *  from pageable memory through pinned buffers the context keeps, copied
+ *  on threads; in host memory an image is filtered where it lies unless
+ *  small and stacked.  Several devices share the images by their rates.
  *  Every pair is checked before any work (and planned, on a context of one
  *  device): a bad one (NULL data, a size mismatch, an unknown type, a path
- *  that cannot run it) fails the call with its status, *failed (when not NULL) set to its
+ *  that cannot run it) fails the call, *failed (when not NULL) set to its
  *  index, the message starting "image i: ", and no destination touched.
- *  If a device fails part-way, *failed is the image whose work failed:
- *  the images its device finished before it hold their results, the
- *  others may hold theirs or what they held.  n = 0 does nothing.
- *  @return oclconv_apply()'s statuses. */
+ *  If a device fails part-way, *failed is the image whose work failed: the
+ *  images its device finished before it hold their results, the others
+ *  theirs or what they held.  n = 0 does nothing.  @return oclconv_apply()'s. */
 OCLCONV_API oclconv_status oclconv_apply_batch(oclconv_context *ctx, size_t n,
                                                const oclconv_image *src, oclconv_image *dst,
                                                const oclconv_filter *f,

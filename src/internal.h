@@ -105,6 +105,8 @@ struct oclconv_context {
     double banked_seconds; /* of the call's kernels whose events are gone */
     cl_mem scratch[OCLCONV_SCRATCH_SLOTS]; /* device buffers reused between calls */
     size_t scratch_size[OCLCONV_SCRATCH_SLOTS];
+    void *stage[2 * OCLCONV_MAX_BANDS];    /* pinned host buffers of a staged batch's */
+    size_t stage_size[2 * OCLCONV_MAX_BANDS]; /* sets, source and results (pipeline.c) */
     struct {                               /* weights uploaded lately, reused (transfer.c) */
         void *values;
         size_t bytes;

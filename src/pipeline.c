@@ -8,9 +8,11 @@
  * uploads, one launch, their read-backs.
  */
 #include "internal.h"
+#include "host_copy.h"
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 typedef oclconv__span span;
 
@@ -94,10 +96,122 @@ static int adjacent(const oclconv__part *p, int i, int n, int source)
     return k;
 }
 
+/* A batch from pageable memory goes through pinned staging: each set's
+ * source and results pass through host buffers of the context's
+ * (oclconv_host_alloc()), filled and emptied by the copier's threads, so
+ * that the link runs at its pinned rate.  `on` for the call; `held[k]` the
+ * unit whose results set k's buffer holds, not yet copied out, or -1. */
+typedef struct {
+    int on;
+    oclconv__copier *copier;
+    int held[OCLCONV_MAX_BANDS];
+} staging;
+
+/* Whether the call stages: a batch, on a device with memory of its own,
+ * with an image outside pinned memory; OCLCONV_STAGE=1 stages a batch that
+ * goes through the pipeline on any device, 0 none. */
+static int stages(const oclconv_context *ctx, const oclconv__part *p, int n)
+{
+    const char *env = getenv("OCLCONV_STAGE");
+    if (!n || !p[0].r->in_batch)
+        return 0;
+    if (env && *env)
+        return atoi(env) > 0;
+    if (ctx->facts.unified_memory)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (!oclconv__host_pinned(ctx, p[i].r->src->data, oclconv__image_span(p[i].r->src)) ||
+            !oclconv__host_pinned(ctx, p[i].r->dst->data, oclconv__image_span(p[i].r->dst)))
+            return 1;
+    return 0;
+}
+
+/* Whether a unit's device buffers hold its images whole, packed, one after
+ * the other: a stack, or an image that is its only part. */
+static int whole_unit(const oclconv__part *p)
+{
+    const oclconv__region *r = p->r;
+    span sx = oclconv__col_span(r, p->job), sy = oclconv__row_span(r, p->job, 0, r->height);
+    return r->parts == 1 && sx.runs == 1 && sy.runs == 1 && sx.size == r->src->width &&
+           sy.size == r->src->height && r->dst->width == r->src->width &&
+           r->dst->height == r->src->height;
+}
+
+static int staged(const staging *st, const oclconv__part *p)
+{
+    return st->on && whole_unit(p);
+}
+
+/* Set `set`'s staging buffer for the source (or the results) of at least
+ * `bytes`. */
+static oclconv_status stage_buffer(oclconv_context *ctx, int set, int source, size_t bytes,
+                                   char **out)
+{
+    int k = 2 * set + !source;
+    if (ctx->stage_size[k] < bytes) {
+        oclconv_host_free(ctx, ctx->stage[k]);
+        ctx->stage[k] = NULL;
+        ctx->stage_size[k] = 0;
+        oclconv_status s = oclconv_host_alloc(ctx, bytes, &ctx->stage[k]);
+        if (s != OCLCONV_OK)
+            return s;
+        ctx->stage_size[k] = bytes;
+    }
+    *out = ctx->stage[k];
+    return OCLCONV_OK;
+}
+
+/* Copies a unit's n sources into `stage` one after the other, packed (or
+ * its results out of it); returns their bytes, or 0 out of memory. */
+static size_t move_images(const staging *st, const oclconv__part *p, int n, int source,
+                          char *stage)
+{
+    size_t count = 0, at = 0;
+    for (int i = 0; i < n; i++) {
+        const oclconv_image *img = source ? p[i].r->src : p[i].r->dst;
+        count += oclconv__row_stride(img) == oclconv__packed_row(img) ? 1 : (size_t)img->height;
+    }
+    oclconv__move *m = malloc(count * sizeof *m);
+    if (!m)
+        return 0;
+    count = 0;
+    for (int i = 0; i < n; i++) {
+        const oclconv_image *img = source ? p[i].r->src : p[i].r->dst;
+        size_t row = oclconv__packed_row(img), stride = oclconv__row_stride(img);
+        int rows = stride == row ? 1 : img->height;
+        size_t bytes = stride == row ? oclconv__image_bytes(img) : row;
+        for (int y = 0; y < rows; y++, at += bytes) {
+            char *host = (char *)img->data + (size_t)y * stride;
+            m[count++] = source ? (oclconv__move){stage + at, host, bytes}
+                                : (oclconv__move){host, stage + at, bytes};
+        }
+    }
+    oclconv__copier_run(st->copier, m, count);
+    free(m);
+    return at;
+}
+
+/* Copies out the results set `set` holds once its read-back `read` is done. */
+static oclconv_status settle(oclconv_context *ctx, staging *st, const oclconv__part *p,
+                             const int *unit, int set, cl_event read)
+{
+    int u = st->held[set];
+    st->held[set] = -1;
+    if (u < 0)
+        return OCLCONV_OK;
+    cl_int err = clWaitForEvents(1, &read);
+    if (err != CL_SUCCESS)
+        return oclconv__cl_fail(ctx, err, "reading the result (clEnqueueReadBuffer)");
+    int n = unit[u + 1] - unit[u];
+    if (!move_images(st, &p[unit[u]], n, 0, ctx->stage[2 * set + 1]))
+        return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for a batch's copies");
+    return OCLCONV_OK;
+}
+
 /* A unit's upload into ring set `set`, after *wait: a stack's images one
- * after the other, each whole. */
-static oclconv_status start_part(oclconv_context *ctx, const oclconv__part *p, int set,
-                                 const cl_event *wait, cl_event *uploaded)
+ * after the other, each whole; staged, through the set's host buffer. */
+static oclconv_status start_part(oclconv_context *ctx, const staging *st, const oclconv__part *p,
+                                 int set, const cl_event *wait, cl_event *uploaded)
 {
     const oclconv__region *r = p->r;
     const oclconv__job *job = p->job;
@@ -115,6 +229,19 @@ static oclconv_status start_part(oclconv_context *ctx, const oclconv__part *p, i
     oclconv_status s = oclconv__scratch(ctx, slot, px_in * sx.size * rows, &in);
     if (s == OCLCONV_OK)
         s = oclconv__scratch(ctx, slot + 1, px_out * sx.size * rows, &out);
+    if (s == OCLCONV_OK && staged(st, p)) {
+        char *stage;
+        size_t bytes = px_in * (size_t)sx.size * (size_t)sy.size * (size_t)n;
+        if ((s = stage_buffer(ctx, set, 1, bytes, &stage)) != OCLCONV_OK)
+            return s;
+        if (!move_images(st, p, n, 1, stage))
+            return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for a batch's copies");
+        cl_int err = clEnqueueWriteBuffer(ctx->upload_queue, in, CL_FALSE, 0, bytes, stage,
+                                          wait ? 1 : 0, wait, uploaded);
+        return err == CL_SUCCESS ? OCLCONV_OK
+                                 : oclconv__cl_fail(ctx, err, "uploading the source "
+                                                              "(clEnqueueWriteBuffer)");
+    }
     for (int i = 0, k; i < n && s == OCLCONV_OK; i += k) {
         span rows_k = sy;
         k = adjacent(p, i, n, 1);
@@ -125,9 +252,11 @@ static oclconv_status start_part(oclconv_context *ctx, const oclconv__part *p, i
     return s;
 }
 
-/* A unit's kernels after its upload, then its read-back (*read). */
-static oclconv_status finish_part(oclconv_context *ctx, const oclconv__part *p, int set,
-                                  const cl_event *uploaded, oclconv__path_fn run, cl_event *read)
+/* A unit's kernels after its upload, then its read-back (*read); staged,
+ * into the set's host buffer (*held set to 1). */
+static oclconv_status finish_part(oclconv_context *ctx, const staging *st, const oclconv__part *p,
+                                  int set, const cl_event *uploaded, oclconv__path_fn run,
+                                  cl_event *read, int *held)
 {
     const oclconv__region *r = p->r;
     int d0, d1, slot = OCLCONV_BAND_SLOT(set), n = unit_images(p);
@@ -142,6 +271,19 @@ static oclconv_status finish_part(oclconv_context *ctx, const oclconv__part *p, 
     oclconv_status s = run(ctx, &part, &io);
     ctx->wait_list = NULL;
     ctx->wait_count = 0;
+    *held = 0;
+    if (s == OCLCONV_OK && staged(st, p)) {
+        char *stage;
+        size_t bytes = oclconv__image_bytes(&dst) * (size_t)n;
+        if ((s = stage_buffer(ctx, set, 0, bytes, &stage)) != OCLCONV_OK)
+            return s;
+        cl_int err = clEnqueueReadBuffer(ctx->queue, io.out, CL_FALSE, 0, bytes, stage, 0,
+                                         NULL, read);
+        if (err != CL_SUCCESS)
+            return oclconv__cl_fail(ctx, err, "reading the result (clEnqueueReadBuffer)");
+        *held = 1;
+        n = 0;
+    }
     for (int i = 0, k; i < n && s == OCLCONV_OK; i += k) {
         if (*read)
             clReleaseEvent(*read);
@@ -154,10 +296,18 @@ static oclconv_status finish_part(oclconv_context *ctx, const oclconv__part *p, 
     return s;
 }
 
+/* Threads that copy a staged batch: half the host's cores, 2 to
+ * OCLCONV_COPY_THREADS. */
+static int copy_threads(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN) / 2;
+    return cores < 2 ? 2 : cores > OCLCONV_COPY_THREADS ? OCLCONV_COPY_THREADS : (int)cores;
+}
+
 oclconv_status oclconv__run_parts(oclconv_context *ctx, const oclconv__part *p, int n, int ring,
                                   oclconv__path_fn run, int *failed)
 {
-    cl_event uploaded[OCLCONV_MAX_BANDS] = {0};
+    cl_event uploaded[OCLCONV_MAX_BANDS] = {0}, read[OCLCONV_MAX_BANDS] = {0};
     int bad = 0, units = 0;
     /* unit[u]: the part unit u starts at (a part, or a stack's first). */
     int *unit = malloc(((size_t)n + 1) * sizeof *unit);
@@ -166,28 +316,42 @@ oclconv_status oclconv__run_parts(oclconv_context *ctx, const oclconv__part *p, 
     for (int k = 0; k < n; k += unit_images(&p[k]))
         unit[units++] = k;
     unit[units] = n;
+    /* Staged, unit k's upload follows unit k - ring + 1's results: the one
+     * before them is copied out while the device works on them. */
+    staging st = {stages(ctx, p, n), NULL, {0}};
+    int lag = st.on && ring > 1;
+    for (int j = 0; j < ring; j++)
+        st.held[j] = -1;
+    if (st.on)
+        st.copier = oclconv__copier_start(copy_threads());
     oclconv_status s = ensure_upload_queue(ctx);
-    for (int j = 0; j < ring && j < units && s == OCLCONV_OK; j++)
-        if ((s = start_part(ctx, &p[unit[j]], j, NULL, &uploaded[j])) != OCLCONV_OK)
+    for (int j = 0; j < ring - lag && j < units && s == OCLCONV_OK; j++)
+        if ((s = start_part(ctx, &st, &p[unit[j]], j, NULL, &uploaded[j])) != OCLCONV_OK)
             bad = unit[j];
     if (s == OCLCONV_OK)
         clFlush(ctx->upload_queue);
     for (int u = 0; u < units && s == OCLCONV_OK; u++) {
-        cl_event read = NULL;
-        s = finish_part(ctx, &p[unit[u]], u % ring, &uploaded[u % ring], run, &read);
+        int set = u % ring, next = u + ring - lag, held = 0;
+        s = finish_part(ctx, &st, &p[unit[u]], set, &uploaded[set], run, &read[set], &held);
+        st.held[set] = held ? u : -1;
         bad = unit[u];
-        clReleaseEvent(uploaded[u % ring]);
-        uploaded[u % ring] = NULL;
-        if (s == OCLCONV_OK && u + ring < units) {
-            s = start_part(ctx, &p[unit[u + ring]], u % ring, &read, &uploaded[u % ring]);
-            bad = unit[u + ring];
+        clReleaseEvent(uploaded[set]);
+        uploaded[set] = NULL;
+        if (s == OCLCONV_OK && next < units) {
+            set = next % ring;
+            int was = st.held[set];
+            s = settle(ctx, &st, p, unit, set, read[set]);
+            bad = unit[s == OCLCONV_OK ? next : was];
+            if (s == OCLCONV_OK)
+                s = start_part(ctx, &st, &p[unit[next]], set, read[set] ? &read[set] : NULL,
+                               &uploaded[set]);
+            if (read[set])
+                clReleaseEvent(read[set]);
+            read[set] = NULL;
             clFlush(ctx->upload_queue);
             clFlush(ctx->queue);
         }
-        if (read)
-            clReleaseEvent(read);
     }
-    free(unit);
     /* Nothing may still touch the caller's memory, done or failed. */
     cl_int err = ctx->upload_queue ? clFinish(ctx->upload_queue) : CL_SUCCESS;
     cl_int err2 = clFinish(ctx->queue);
@@ -195,11 +359,28 @@ oclconv_status oclconv__run_parts(oclconv_context *ctx, const oclconv__part *p, 
         s = oclconv__cl_fail(ctx, err != CL_SUCCESS ? err : err2, "clFinish");
         bad = 0; /* which command failed is not known */
     }
-    for (int j = 0; j < ring; j++)
+    /* The staged results read back, after a failure too. */
+    for (int j = 0; j < ring; j++) {
+        cl_int state = CL_COMPLETE;
+        if (read[j] && s != OCLCONV_OK)
+            clGetEventInfo(read[j], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state, &state,
+                           NULL);
+        if (state != CL_COMPLETE)
+            st.held[j] = -1;
+        int was = st.held[j];
+        oclconv_status s2 = read[j] ? settle(ctx, &st, p, unit, j, read[j]) : OCLCONV_OK;
+        if (s == OCLCONV_OK && s2 != OCLCONV_OK) {
+            s = s2;
+            bad = unit[was];
+        }
         if (uploaded[j])
             clReleaseEvent(uploaded[j]);
+        if (read[j])
+            clReleaseEvent(read[j]);
+    }
+    oclconv__copier_stop(st.copier);
+    free(unit);
     if (failed)
         *failed = s == OCLCONV_OK ? -1 : bad;
     return s;
 }
-

@@ -87,9 +87,12 @@ static void one_batch(oclconv_context *ctx, uint64_t *rng, oclconv_border border
  * packed) through the pipeline, which stacks each run's images in one
  * buffer and one launch: on the buffer, tiled and separable paths (CPUs
  * fuse a separable filter's passes up to 65 rows; 67 takes two), with
- * all the device memory they want (as on a GPU, OCLCONV_BANDS) and with a
- * budget that cuts the runs into stacks of a few (as on a CPU).  Each image against the reference: a stack whose
- * images read or wrote one another's rows fails. */
+ * all the device memory they want (as on a GPU, OCLCONV_BANDS; and as
+ * from pageable memory, OCLCONV_STAGE: through pinned staging buffers)
+ * and with a budget that cuts the runs into stacks of a few (as on a
+ * CPU).  Each image against the reference: a stack whose images read or
+ * wrote one another's rows, or a staged image copied to or from the wrong
+ * place, fails. */
 static void stacks(oclconv_context *ctx, uint64_t *rng)
 {
     static const struct {
@@ -113,16 +116,18 @@ static void stacks(oclconv_context *ctx, uint64_t *rng)
     ASSERT_OK(NULL, oclconv_filter_gaussian(1.0, 0.8, 3, 2, &small));
     ASSERT_OK(NULL, oclconv_filter_gaussian(1.0, 9.0, 1, 33, &tall));
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
-        for (int budget = 0; budget < 2; budget++) {
+        for (int mode = 0; mode < 3; mode++) {
             const oclconv_filter *f = cases[c].tall ? tall : small;
-            /* Through buffer sets as on a GPU, then as on a CPU. */
-            if (budget)
+            /* Through buffer sets as on a GPU, from pinned memory and then
+             * from pageable memory through staging; then as on a CPU. */
+            if (mode == 2)
                 unsetenv("OCLCONV_BANDS");
             else
                 setenv("OCLCONV_BANDS", "3", 1);
+            setenv("OCLCONV_STAGE", mode == 1 ? "1" : "0", 1);
             oclconv_options opt = border_options(cases[c].border, 11);
             opt.method = cases[c].method;
-            opt.max_device_bytes = budget ? 24 << 10 : 0;
+            opt.max_device_bytes = mode == 2 ? 24 << 10 : 0;
             oclconv_image src[M], dst[M];
             ref_result ref[M];
             int n = 0;
@@ -145,7 +150,7 @@ static void stacks(oclconv_context *ctx, uint64_t *rng)
                     !image_padding_intact(&dst[i])) {
                     TEST_FAIL_("stacks, %s %s%s: image %d: %s",
                                oclconv_method_name(cases[c].method), border_name(cases[c].border),
-                               budget ? ", 24 KiB" : "", i, why);
+                               mode == 2 ? ", 24 KiB" : mode ? ", staged" : "", i, why);
                     bad++;
                 }
                 image_free(&src[i]);
@@ -154,9 +159,10 @@ static void stacks(oclconv_context *ctx, uint64_t *rng)
             }
             printf("stacks, %s %s%s: %d of %d images right\n",
                    oclconv_method_name(cases[c].method), border_name(cases[c].border),
-                   budget ? ", 24 KiB" : "", M - bad, M);
+                   mode == 2 ? ", 24 KiB" : mode ? ", staged" : "", M - bad, M);
         }
     unsetenv("OCLCONV_BANDS");
+    unsetenv("OCLCONV_STAGE");
     oclconv_filter_destroy(small);
     oclconv_filter_destroy(tall);
 }
@@ -203,6 +209,38 @@ static void adjacent_images(oclconv_context *ctx, uint64_t *rng)
     image_free(&block_dst);
     image_free(&other);
     image_free(&other_dst);
+    oclconv_filter_destroy(f);
+}
+
+/* Staged stacks of more than 1 MiB, which the copier shares among its
+ * threads (their shares cut through images and rows), rows packed and
+ * padded: each image against the reference. */
+static void staged_large(oclconv_context *ctx, uint64_t *rng)
+{
+    enum { K = 9 };
+    oclconv_image src[K], dst[K];
+    oclconv_filter *f = NULL;
+    ASSERT_OK(NULL, oclconv_filter_gaussian(1.0, 0.8, 3, 2, &f));
+    oclconv_options opt = border_options(OCLCONV_BORDER_REFLECT, 0);
+    for (int i = 0; i < K; i++) {
+        src[i] = image_random(rng, 256, 200, 4, OCLCONV_U8, i % 2 ? 12 : 0);
+        dst[i] = image_random(rng, 256, 200, 4, OCLCONV_U8, i % 3 ? 0 : 4);
+    }
+    setenv("OCLCONV_BANDS", "3", 1);
+    setenv("OCLCONV_STAGE", "1", 1);
+    ASSERT_OK(ctx, oclconv_apply_batch(ctx, K, src, dst, f, &opt, NULL));
+    unsetenv("OCLCONV_STAGE");
+    unsetenv("OCLCONV_BANDS");
+    for (int i = 0; i < K; i++) {
+        ref_result ref = ref_of_filter(&src[i], f, &opt);
+        char why[256] = "";
+        if (ref_compare(&dst[i], &ref, why, sizeof why) != 0 || !image_padding_intact(&dst[i]))
+            TEST_FAIL_("staged, large: image %d: %s", i, why);
+        ref_result_free(&ref);
+        image_free(&src[i]);
+        image_free(&dst[i]);
+    }
+    printf("staged, large: checked %d\n", K);
     oclconv_filter_destroy(f);
 }
 
@@ -255,6 +293,7 @@ int main(void)
     }
     stacks(ctx, &rng);
     adjacent_images(ctx, &rng);
+    staged_large(ctx, &rng);
     bad_pairs(ctx, &rng);
     oclconv_destroy(ctx);
     oclconv_context *two = NULL;
