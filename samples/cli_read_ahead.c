@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "image_io.h"
+#include "output_file.h"
 
 void read_input(const char *in, const char *out, read_result *res)
 {
@@ -90,12 +90,7 @@ static void release(read_ahead *ra)
 static void *reader(void *arg)
 {
     read_ahead *ra = arg;
-    sigset_t mine; /* the command's cleanup signals go to its main thread */
-    sigemptyset(&mine);
-    sigaddset(&mine, SIGINT);
-    sigaddset(&mine, SIGTERM);
-    sigaddset(&mine, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &mine, NULL);
+    output_file_helper_thread();
     for (int i = 0; i < ra->n; i++) {
         if (ra->skip[i])
             continue;

@@ -1,7 +1,6 @@
 #include "cli_write_behind.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,12 +26,7 @@ struct write_behind {
 static void *writer(void *arg)
 {
     write_behind *wb = arg;
-    sigset_t mine; /* the command's cleanup signals go to its main thread */
-    sigemptyset(&mine);
-    sigaddset(&mine, SIGINT);
-    sigaddset(&mine, SIGTERM);
-    sigaddset(&mine, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &mine, NULL);
+    output_file_helper_thread();
     pthread_mutex_lock(&wb->lock);
     for (;;) {
         while (!wb->stop && (!wb->full || wb->written))

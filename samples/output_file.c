@@ -73,6 +73,15 @@ static void restore_signals(const sigset_t *old)
     pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
+void output_file_helper_thread(void)
+{
+    sigset_t mine;
+    sigemptyset(&mine);
+    for (size_t i = 0; i < sizeof cleanup_signals / sizeof cleanup_signals[0]; i++)
+        sigaddset(&mine, cleanup_signals[i]);
+    pthread_sigmask(SIG_BLOCK, &mine, NULL);
+}
+
 static void remove_temp(void)
 {
     sigset_t old;

@@ -27,6 +27,10 @@ void output_file_init(const image_io_settings *set);
  * @return 0, or -1 with a one-line reason in `why` (nothing is left behind). */
 int output_file_write(const char *out, const png_io_picture *pic, char *why, size_t why_size);
 
+/* Blocks the handled signals in the calling thread, a helper of the main
+ * one's (reading ahead, writing behind): they go to the main thread. */
+void output_file_helper_thread(void);
+
 /* The part of `path` after its last '/'. */
 const char *output_base_name(const char *path);
 
