@@ -198,10 +198,17 @@ class Context(_oclconv.Context):
         """Filters each image of a sequence (any shapes) with one filter and
         returns the list of results, of `dtype` (default: each image's own).
         On a device with memory of its own the images' copies and kernels
-        overlap; a bad image raises, naming its index, before any work."""
+        overlap; a bad image raises, naming its index, before any work.
+        Images of one shape and dtype (the rows of an N x H x W x C array)
+        are filtered in stacks, and their results are views of one array,
+        so that they travel in one copy each way."""
         srcs = [im if isinstance(im, np.ndarray) else np.asarray(im) for im in images]
-        outs = [np.empty(s.shape, dtype=_dtype(s.dtype, "image %d dtype" % i) if dtype is None
-                         else _dtype(dtype, "output dtype")) for i, s in enumerate(srcs)]
+        kinds = [_dtype(s.dtype, "image %d dtype" % i) if dtype is None
+                 else _dtype(dtype, "output dtype") for i, s in enumerate(srcs)]
+        if srcs and all(s.shape == srcs[0].shape and k == kinds[0] for s, k in zip(srcs, kinds)):
+            outs = list(np.empty((len(srcs),) + srcs[0].shape, dtype=kinds[0]))
+        else:
+            outs = [np.empty(s.shape, dtype=k) for s, k in zip(srcs, kinds)]
         self._apply_batch(srcs, outs, filter, _index(BORDERS, border, "border"), border_value,
                           scale, delta, _index(METHODS, method, "method"))
         return outs

@@ -351,6 +351,16 @@ def test_batch_of_mixed_images(ctx):
     assert ctx.apply_batch([], f) == []
 
 
+def test_batch_of_one_array(ctx):
+    """The rows of an N x H x W x C array: stacked, results views of one array."""
+    f = oclconv.Filter.gaussian(0.9)
+    block = random_image((9, 13, 11, 4), "uint8", seed=40)
+    outs = ctx.apply_batch(block, f, border="wrap")
+    assert len(outs) == 9 and all(o.base is outs[0].base for o in outs)
+    for img, out in zip(block, outs):
+        np.testing.assert_array_equal(out, ctx.apply(img, f, border="wrap"))
+
+
 def test_batch_refusals(ctx):
     f = oclconv.Filter.box(1)
     good = random_image((8, 8), "uint8", seed=30)
