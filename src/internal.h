@@ -468,6 +468,11 @@ typedef struct {
     int k;
     int stack;
 } oclconv__part;
+/* Whether images go through pinned staging buffers, copied on threads
+ * (src/pipeline.c), in units of at most OCLCONV_STAGED_MOST bytes. */
+int oclconv__stages(const oclconv_context *ctx, const oclconv_image *src,
+                    const oclconv_image *dst);
+#define OCLCONV_STAGED_MOST ((size_t)64 << 20)
 /* Runs n parts (of one region or several: a batch) through `ring` buffer
  * sets, each part's copies overlapping the others' kernels; on failure
  * *failed (when given) is the index of the part that failed, else -1. */
@@ -479,9 +484,7 @@ oclconv_status oclconv__run_parts(oclconv_context *ctx, const oclconv__part *p, 
 int oclconv__stackable(const oclconv__job *job);
 /* The images a job's launches filter: its stack's, else 1. */
 static inline size_t oclconv__stack_of(const oclconv__job *job)
-{
-    return job->stack > 1 ? (size_t)job->stack : 1;
-}
+{ return job->stack > 1 ? (size_t)job->stack : 1; }
 /* Enqueues a 2-D range of at least gx x gy work-items in groups of the job's
  * local size (or the runtime's choice), for each image of a stack. */
 oclconv_status oclconv__run_2d(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,

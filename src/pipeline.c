@@ -96,10 +96,10 @@ static int adjacent(const oclconv__part *p, int i, int n, int source)
     return k;
 }
 
-/* A batch from pageable memory goes through pinned staging: each set's
- * source and results pass through host buffers of the context's
- * (oclconv_host_alloc()), filled and emptied by the copier's threads, so
- * that the link runs at its pinned rate.  `on` for the call; `held[k]` the
+/* A call from pageable memory (a batch, an image's bands) goes through
+ * pinned staging: each set's source and results pass through host buffers
+ * of the context's (oclconv_host_alloc()), filled and emptied by the
+ * copier's threads, so that the link runs at its pinned rate.  `on` for the call; `held[k]` the
  * unit whose results set k's buffer holds, not yet copied out, or -1. */
 typedef struct {
     int on;
@@ -107,39 +107,49 @@ typedef struct {
     int held[OCLCONV_MAX_BANDS];
 } staging;
 
-/* Whether the call stages: a batch, on a device with memory of its own,
- * with an image outside pinned memory; OCLCONV_STAGE=1 stages a batch that
- * goes through the pipeline on any device, 0 none. */
-static int stages(const oclconv_context *ctx, const oclconv__part *p, int n)
+/* A device with memory of its own and an image outside pinned memory;
+ * OCLCONV_STAGE=1 stages any call through the pipeline, 0 none. */
+int oclconv__stages(const oclconv_context *ctx, const oclconv_image *src,
+                    const oclconv_image *dst)
 {
     const char *env = getenv("OCLCONV_STAGE");
-    if (!n || !p[0].r->in_batch)
-        return 0;
     if (env && *env)
         return atoi(env) > 0;
-    if (ctx->facts.unified_memory)
-        return 0;
-    for (int i = 0; i < n; i++)
-        if (!oclconv__host_pinned(ctx, p[i].r->src->data, oclconv__image_span(p[i].r->src)) ||
-            !oclconv__host_pinned(ctx, p[i].r->dst->data, oclconv__image_span(p[i].r->dst)))
-            return 1;
-    return 0;
+    return !ctx->facts.unified_memory &&
+           (!oclconv__host_pinned(ctx, src->data, oclconv__image_span(src)) ||
+            !oclconv__host_pinned(ctx, dst->data, oclconv__image_span(dst)));
 }
 
-/* Whether a unit's device buffers hold its images whole, packed, one after
- * the other: a stack, or an image that is its only part. */
-static int whole_unit(const oclconv__part *p)
+/* A unit's part: its destination rows d0 .. d1 - 1 and its extents. */
+typedef struct {
+    int d0, d1;
+    span sx, sy;
+} extent;
+
+static extent extent_of(const oclconv__part *p)
 {
-    const oclconv__region *r = p->r;
-    span sx = oclconv__col_span(r, p->job), sy = oclconv__row_span(r, p->job, 0, r->height);
-    return r->parts == 1 && sx.runs == 1 && sy.runs == 1 && sx.size == r->src->width &&
-           sy.size == r->src->height && r->dst->width == r->src->width &&
-           r->dst->height == r->src->height;
+    extent e;
+    oclconv__part_rows(p->r, p->k, p->r->parts, &e.d0, &e.d1);
+    e.sx = oclconv__col_span(p->r, p->job);
+    e.sy = oclconv__row_span(p->r, p->job, e.d0, e.d1);
+    return e;
 }
 
-static int staged(const staging *st, const oclconv__part *p)
+/* Whether the call stages: an image of it does, and no unit passes
+ * OCLCONV_STAGED_MOST. */
+static int stages(const oclconv_context *ctx, const oclconv__part *p, int n)
 {
-    return st->on && whole_unit(p);
+    int any = 0;
+    for (int i = 0; i < n; i += unit_images(&p[i])) {
+        extent e = extent_of(&p[i]);
+        size_t px = oclconv__pixel_bytes(p[i].r->src), out = oclconv__pixel_bytes(p[i].r->dst);
+        size_t values = (size_t)e.sx.size * (size_t)e.sy.size * (size_t)unit_images(&p[i]);
+        if (values * (px > out ? px : out) > OCLCONV_STAGED_MOST)
+            return 0;
+        for (int k = i; k < i + unit_images(&p[i]) && !any; k++)
+            any = oclconv__stages(ctx, p[k].r->src, p[k].r->dst);
+    }
+    return any;
 }
 
 /* Set `set`'s staging buffer for the source (or the results) of at least
@@ -161,34 +171,51 @@ static oclconv_status stage_buffer(oclconv_context *ctx, int set, int source, si
     return OCLCONV_OK;
 }
 
-/* Copies a unit's n sources into `stage` one after the other, packed (or
- * its results out of it); returns their bytes, or 0 out of memory. */
-static size_t move_images(const staging *st, const oclconv__part *p, int n, int source,
-                          char *stage)
+/* Copies a unit's n sources' runs into `stage` as its device buffer holds
+ * them (each image sy.size rows of sx.size pixels), or its results' rows
+ * out of what was read back from row sy.out_at; rows that lie one after
+ * the other on both sides in one move.  Returns 0, or -1 out of memory. */
+static int stage_copy(const staging *st, const oclconv__part *p, int n, const extent *e,
+                      int source, char *stage)
 {
-    size_t count = 0, at = 0;
-    for (int i = 0; i < n; i++) {
-        const oclconv_image *img = source ? p[i].r->src : p[i].r->dst;
-        count += oclconv__row_stride(img) == oclconv__packed_row(img) ? 1 : (size_t)img->height;
-    }
-    oclconv__move *m = malloc(count * sizeof *m);
+    const oclconv_image *first = source ? p->r->src : p->r->dst;
+    size_t px = oclconv__pixel_bytes(first), row = (size_t)e->sx.size * px;
+    size_t most = (size_t)n * (size_t)e->sy.size * (size_t)e->sx.runs;
+    oclconv__move *m = malloc(most * sizeof *m);
     if (!m)
-        return 0;
-    count = 0;
+        return -1;
+    size_t count = 0;
     for (int i = 0; i < n; i++) {
-        const oclconv_image *img = source ? p[i].r->src : p[i].r->dst;
-        size_t row = oclconv__packed_row(img), stride = oclconv__row_stride(img);
-        int rows = stride == row ? 1 : img->height;
-        size_t bytes = stride == row ? oclconv__image_bytes(img) : row;
-        for (int y = 0; y < rows; y++, at += bytes) {
-            char *host = (char *)img->data + (size_t)y * stride;
-            m[count++] = source ? (oclconv__move){stage + at, host, bytes}
-                                : (oclconv__move){host, stage + at, bytes};
+        const oclconv__region *r = p[i].r;
+        const oclconv_image *img = source ? r->src : r->dst;
+        size_t stride = oclconv__row_stride(img);
+        char *at = stage + (size_t)i * (size_t)e->sy.size * row;
+        if (source) {
+            for (int j = 0; j < e->sy.runs; j++)
+                for (int y = e->sy.from[j]; y < e->sy.from[j] + e->sy.len[j]; y++)
+                    for (int q = 0; q < e->sx.runs; q++, at += (size_t)e->sx.len[q - 1] * px)
+                        m[count++] = (oclconv__move){
+                            at, (char *)img->data + (size_t)(y - r->src_y) * stride +
+                                    (size_t)(e->sx.from[q] - r->src_x) * px,
+                            (size_t)e->sx.len[q] * px};
+        } else {
+            for (int y = e->d0; y < e->d1; y++, at += row)
+                m[count++] = (oclconv__move){(char *)img->data + (size_t)(y - r->dst_y) * stride,
+                                             at + (size_t)e->sx.out_at * px,
+                                             (size_t)img->width * px};
         }
     }
-    oclconv__copier_run(st->copier, m, count);
+    /* Moves that continue one another on both sides become one. */
+    size_t kept = 0;
+    for (size_t k = 0; k < count; k++)
+        if (kept && m[kept - 1].to + m[kept - 1].bytes == m[k].to &&
+            m[kept - 1].from + m[kept - 1].bytes == m[k].from)
+            m[kept - 1].bytes += m[k].bytes;
+        else
+            m[kept++] = m[k];
+    oclconv__copier_run(st->copier, m, kept);
     free(m);
-    return at;
+    return 0;
 }
 
 /* Copies out the results set `set` holds once its read-back `read` is done. */
@@ -202,9 +229,9 @@ static oclconv_status settle(oclconv_context *ctx, staging *st, const oclconv__p
     cl_int err = clWaitForEvents(1, &read);
     if (err != CL_SUCCESS)
         return oclconv__cl_fail(ctx, err, "reading the result (clEnqueueReadBuffer)");
-    int n = unit[u + 1] - unit[u];
-    if (!move_images(st, &p[unit[u]], n, 0, ctx->stage[2 * set + 1]))
-        return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for a batch's copies");
+    extent e = extent_of(&p[unit[u]]);
+    if (stage_copy(st, &p[unit[u]], unit[u + 1] - unit[u], &e, 0, ctx->stage[2 * set + 1]))
+        return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for the staged copies");
     return OCLCONV_OK;
 }
 
@@ -229,13 +256,14 @@ static oclconv_status start_part(oclconv_context *ctx, const staging *st, const 
     oclconv_status s = oclconv__scratch(ctx, slot, px_in * sx.size * rows, &in);
     if (s == OCLCONV_OK)
         s = oclconv__scratch(ctx, slot + 1, px_out * sx.size * rows, &out);
-    if (s == OCLCONV_OK && staged(st, p)) {
+    if (s == OCLCONV_OK && st->on) {
         char *stage;
+        extent e = {d0, d1, sx, sy};
         size_t bytes = px_in * (size_t)sx.size * (size_t)sy.size * (size_t)n;
         if ((s = stage_buffer(ctx, set, 1, bytes, &stage)) != OCLCONV_OK)
             return s;
-        if (!move_images(st, p, n, 1, stage))
-            return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for a batch's copies");
+        if (stage_copy(st, p, n, &e, 1, stage))
+            return oclconv__fail(ctx, OCLCONV_E_NOMEM, "out of memory for the staged copies");
         cl_int err = clEnqueueWriteBuffer(ctx->upload_queue, in, CL_FALSE, 0, bytes, stage,
                                           wait ? 1 : 0, wait, uploaded);
         return err == CL_SUCCESS ? OCLCONV_OK
@@ -272,13 +300,15 @@ static oclconv_status finish_part(oclconv_context *ctx, const staging *st, const
     ctx->wait_list = NULL;
     ctx->wait_count = 0;
     *held = 0;
-    if (s == OCLCONV_OK && staged(st, p)) {
+    if (s == OCLCONV_OK && st->on) {
+        /* Rows sy.out_at .. of the part's result (a stack's images whole). */
         char *stage;
-        size_t bytes = oclconv__image_bytes(&dst) * (size_t)n;
-        if ((s = stage_buffer(ctx, set, 0, bytes, &stage)) != OCLCONV_OK)
+        size_t row = (size_t)dst.width * oclconv__pixel_bytes(&dst);
+        size_t rows = (size_t)(n - 1) * (size_t)sy.size + (size_t)(d1 - d0);
+        if ((s = stage_buffer(ctx, set, 0, rows * row, &stage)) != OCLCONV_OK)
             return s;
-        cl_int err = clEnqueueReadBuffer(ctx->queue, io.out, CL_FALSE, 0, bytes, stage, 0,
-                                         NULL, read);
+        cl_int err = clEnqueueReadBuffer(ctx->queue, io.out, CL_FALSE, (size_t)sy.out_at * row,
+                                         rows * row, stage, 0, NULL, read);
         if (err != CL_SUCCESS)
             return oclconv__cl_fail(ctx, err, "reading the result (clEnqueueReadBuffer)");
         *held = 1;

@@ -194,7 +194,8 @@ static void row_bytes(const oclconv__job *job, int width, size_t *io, size_t *mi
 }
 
 /* Bands where copies overlap: 1 (none) unless the device has memory of
- * its own and both images are pinned, or OCLCONV_BANDS asks. */
+ * its own (both images pinned, or staged: src/pipeline.c), or
+ * OCLCONV_BANDS asks. */
 static int band_count(const oclconv_context *ctx, const oclconv__region *r,
                       const oclconv__job *job)
 {
@@ -204,10 +205,9 @@ static int band_count(const oclconv_context *ctx, const oclconv__region *r,
     int n;
     if (env && *env) {
         n = atoi(env);
-    } else if (ctx->facts.unified_memory ||
-               !oclconv__host_pinned(ctx, r->src->data, oclconv__image_span(r->src)) ||
-               !oclconv__host_pinned(ctx, r->dst->data, oclconv__image_span(r->dst))) {
-        return 1; /* from pageable memory the copies each way do not overlap */
+    } else if (ctx->facts.unified_memory || !oclconv__stages(ctx, r->src, r->dst) ||
+               oclconv__image_bytes(r->src) > DEFAULT_BANDS * OCLCONV_STAGED_MOST) {
+        return 1; /* unstaged, from pageable memory the copies each way do not overlap */
     } else {
         n = (int)(oclconv__image_bytes(r->src) / MIN_BAND_BYTES);
         n = n > DEFAULT_BANDS ? DEFAULT_BANDS : n;

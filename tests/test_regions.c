@@ -4,7 +4,8 @@
  * result is that rectangle of the reference on the whole image, under
  * every border, at every edge and corner, from a source that is the whole
  * image or only the pixels the windows read; and what the caller supplies
- * short or wrong is refused before the destination is touched.
+ * short or wrong is refused before the destination is touched.  The
+ * regions and strips again in bands through pinned staging buffers.
  */
 #include "reference.h"
 #include "test.h"
@@ -386,6 +387,16 @@ int main(void)
     far_reach(ctx, &rng);
     regions_cl(ctx, &rng);
     strips(ctx, &rng);
+    /* Again in bands through pinned staging buffers, as from pageable
+     * memory on a GPU (src/pipeline.c): runs of rows and columns gathered
+     * into them, results copied out of them. */
+    setenv("OCLCONV_STAGE", "1", 1);
+    setenv("OCLCONV_BANDS", "3", 1);
+    printf("staged, in 3 bands:\n");
+    regions(ctx, &rng);
+    strips(ctx, &rng);
+    unsetenv("OCLCONV_BANDS");
+    unsetenv("OCLCONV_STAGE");
     oclconv_destroy(ctx);
     return test_exit();
 }
