@@ -526,10 +526,10 @@ OCLCONV_API oclconv_status oclconv_apply_region(oclconv_context *ctx, const oclc
  *  copy.  Use it for oclconv_image data like any other memory; release it
  *  with oclconv_host_free() on the same context, before
  *  oclconv_destroy() (which frees what is left).  On a device with memory
- *  of its own, oclconv_apply() runs images of 8 MB or more held here in
- *  bands of rows whose copies to and from the device overlap;
- *  OCLCONV_BANDS=N asks for N bands (at most 8; 1 for none) on any device
- *  and memory.
+ *  of its own, oclconv_apply() runs images of 8 MB or more in bands of
+ *  rows whose copies overlap: from here, or from other memory through
+ *  pinned buffers the context keeps, copied on threads (OCLCONV_STAGE=0:
+ *  not).  OCLCONV_BANDS=N asks for N bands (at most 8; 1: none).
  *  @return OCLCONV_OK with *out set; OCLCONV_E_INVALID_ARG for NULL
  *          arguments or 0 bytes; OCLCONV_E_NOMEM when it cannot be had. */
 OCLCONV_API oclconv_status oclconv_host_alloc(oclconv_context *ctx, size_t bytes, void **out);
