@@ -99,8 +99,9 @@ static int adjacent(const oclconv__part *p, int i, int n, int source)
 /* A call from pageable memory (a batch, an image's bands) goes through
  * pinned staging: each set's source and results pass through host buffers
  * of the context's (oclconv_host_alloc()), filled and emptied by the
- * copier's threads, so that the link runs at its pinned rate.  `on` for the call; `held[k]` the
- * unit whose results set k's buffer holds, not yet copied out, or -1. */
+ * copier's threads, so that the link runs at its pinned rate.  `on` for
+ * the call; `held[k]` the unit whose results set k's buffer holds, not yet
+ * copied out, or -1. */
 typedef struct {
     int on;
     oclconv__copier *copier;
