@@ -83,18 +83,18 @@ static int stacks_with(const item *a, const item *b)
 }
 
 /* Images of it's shape a stack may hold: within STACK_BYTES, the device
- * bytes a call may use over the ring, and the largest allocation. */
+ * bytes a call may use over the ring, and the largest allocation, each
+ * image's buffers sized as a part's (oclconv__row_bytes()). */
 static int stack_most(oclconv_context *ctx, const item *it)
 {
     const oclconv__job *job = &it->job;
-    size_t in = oclconv__image_bytes(job->src), out = oclconv__image_bytes(job->dst);
-    size_t mid = job->fused ? 0 : (size_t)job->src->width * (size_t)job->src->channels *
-                                       (size_t)job->src->height * 8;
-    size_t budget = STACK_BYTES, largest = in > out ? in : out;
+    size_t io, mid, rows = (size_t)job->src->height, budget = STACK_BYTES;
+    oclconv__row_bytes(job, job->src->width, &io, &mid);
     if (oclconv__device_budget(ctx, job, &budget) != OCLCONV_OK)
         oclconv__clear_error(ctx);
     budget = budget / BATCH_RING < STACK_BYTES ? budget / BATCH_RING : STACK_BYTES;
-    size_t n = budget / (in + out + mid), by_alloc = ctx->facts.max_alloc / (largest + mid);
+    size_t n = budget / (rows * (io + mid));
+    size_t by_alloc = ctx->facts.max_alloc / (rows * (io > mid ? io : mid));
     n = n < by_alloc ? n : by_alloc;
     return n < 1 ? 1 : n > 4096 ? 4096 : (int)n;
 }

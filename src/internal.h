@@ -443,17 +443,19 @@ typedef struct {
 } oclconv__span;
 /* Part k's rows of the destination, of n. */
 void oclconv__part_rows(const oclconv__region *r, int k, int n, int *d0, int *d1);
-/* The extents, grown by the taps' reach, of destination rows d0 .. d1 - 1
- * and of the destination's columns. */
+/* The grown extents of destination rows d0 .. d1 - 1 and of its columns. */
 oclconv__span oclconv__row_span(const oclconv__region *r, const oclconv__job *job, int d0,
                                 int d1);
 oclconv__span oclconv__col_span(const oclconv__region *r, const oclconv__job *job);
-/* The job for a part image of sx.size x sy.size, its images in src and dst. */
+/* The job for a part image of sx.size x sy.size (images in src, dst). */
 oclconv__job oclconv__part_job(const oclconv__job *job, const oclconv__span *sx,
                                const oclconv__span *sy, oclconv_image *src, oclconv_image *dst);
 size_t oclconv__pixel_bytes(const oclconv_image *img);
 /* Rows the taps reach above and below. */
 int oclconv__reach_y(const oclconv__job *job);
+/* Bytes a part's buffers take a row of `width` pixels: *io source and
+ * result, *mid a path's intermediate (8 bytes a value bounds every kind). */
+void oclconv__row_bytes(const oclconv__job *job, int width, size_t *io, size_t *mid);
 /* Runs the region's parts, each part's copies overlapping the others'. */
 oclconv_status oclconv__run_region(oclconv_context *ctx, const oclconv__region *r,
                                    const oclconv__job *job, oclconv__path_fn run);
@@ -468,19 +470,16 @@ typedef struct {
     int k;
     int stack;
 } oclconv__part;
-/* Whether images go through pinned staging buffers, copied on threads
- * (src/pipeline.c), in units of at most OCLCONV_STAGED_MOST bytes. */
-int oclconv__stages(const oclconv_context *ctx, const oclconv_image *src,
-                    const oclconv_image *dst);
-#define OCLCONV_STAGED_MOST ((size_t)64 << 20)
+/* Whether images go through pinned staging buffers (src/pipeline.c). */
+int oclconv__stages(const oclconv_context *ctx, const oclconv_image *src, const oclconv_image *dst);
+#define OCLCONV_STAGED_MOST ((size_t)64 << 20) /* a staged unit's buffer at most */
 /* Runs n parts (of one region or several: a batch) through `ring` buffer
  * sets, each part's copies overlapping the others' kernels; on failure
  * *failed (when given) is the index of the part that failed, else -1. */
 oclconv_status oclconv__run_parts(oclconv_context *ctx, const oclconv__part *p, int n, int ring,
                                   oclconv__path_fn run, int *failed);
 
-/* Whether the job's path filters a stack of images in one launch (the
- * buffer, tiled and separable paths: cl/common.cl STACKED). */
+/* Whether the job's path filters a stack in one launch (cl/common.cl STACKED). */
 int oclconv__stackable(const oclconv__job *job);
 /* The images a job's launches filter: its stack's, else 1. */
 static inline size_t oclconv__stack_of(const oclconv__job *job)

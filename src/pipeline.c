@@ -241,12 +241,11 @@ static oclconv_status settle(oclconv_context *ctx, staging *st, const oclconv__p
 static oclconv_status start_part(oclconv_context *ctx, const staging *st, const oclconv__part *p,
                                  int set, const cl_event *wait, cl_event *uploaded)
 {
-    const oclconv__region *r = p->r;
     const oclconv__job *job = p->job;
-    int d0, d1, most0, most1, slot = OCLCONV_BAND_SLOT(set), n = unit_images(p);
-    oclconv__part_rows(r, p->k, r->parts, &d0, &d1);
-    oclconv__part_rows(r, 0, r->parts, &most0, &most1);
-    span sx = oclconv__col_span(r, job), sy = oclconv__row_span(r, job, d0, d1);
+    int most0, most1, slot = OCLCONV_BAND_SLOT(set), n = unit_images(p);
+    extent e = extent_of(p);
+    span sx = e.sx, sy = e.sy;
+    oclconv__part_rows(p->r, 0, p->r->parts, &most0, &most1);
     /* Every part of the ring's set fits: the largest part's rows. */
     size_t rows = (size_t)(most1 - most0 + 1) + 2 * (size_t)oclconv__reach_y(job);
     rows = rows > (size_t)sy.size ? rows : (size_t)sy.size;
@@ -259,7 +258,6 @@ static oclconv_status start_part(oclconv_context *ctx, const staging *st, const 
         s = oclconv__scratch(ctx, slot + 1, px_out * sx.size * rows, &out);
     if (s == OCLCONV_OK && st->on) {
         char *stage;
-        extent e = {d0, d1, sx, sy};
         size_t bytes = px_in * (size_t)sx.size * (size_t)sy.size * (size_t)n;
         if ((s = stage_buffer(ctx, set, 1, bytes, &stage)) != OCLCONV_OK)
             return s;
@@ -287,10 +285,10 @@ static oclconv_status finish_part(oclconv_context *ctx, const staging *st, const
                                   int set, const cl_event *uploaded, oclconv__path_fn run,
                                   cl_event *read, int *held)
 {
-    const oclconv__region *r = p->r;
-    int d0, d1, slot = OCLCONV_BAND_SLOT(set), n = unit_images(p);
-    oclconv__part_rows(r, p->k, r->parts, &d0, &d1);
-    span sx = oclconv__col_span(r, p->job), sy = oclconv__row_span(r, p->job, d0, d1);
+    int slot = OCLCONV_BAND_SLOT(set), n = unit_images(p);
+    extent e = extent_of(p);
+    int d0 = e.d0, d1 = e.d1;
+    span sx = e.sx, sy = e.sy;
     oclconv_image src, dst;
     oclconv__job part = oclconv__part_job(p->job, &sx, &sy, &src, &dst);
     part.stack = n;
@@ -313,14 +311,15 @@ static oclconv_status finish_part(oclconv_context *ctx, const staging *st, const
         if (err != CL_SUCCESS)
             return oclconv__cl_fail(ctx, err, "reading the result (clEnqueueReadBuffer)");
         *held = 1;
-        n = 0;
-    }
-    for (int i = 0, k; i < n && s == OCLCONV_OK; i += k) {
-        if (*read)
-            clReleaseEvent(*read);
-        *read = NULL;
-        k = adjacent(p, i, n, 0);
-        s = read_back(ctx, p[i].r, &sx, &sy, d0, d0 + (d1 - d0) * k, io.out, i * sy.size, read);
+    } else {
+        for (int i = 0, k; i < n && s == OCLCONV_OK; i += k) {
+            if (*read)
+                clReleaseEvent(*read);
+            *read = NULL;
+            k = adjacent(p, i, n, 0);
+            s = read_back(ctx, p[i].r, &sx, &sy, d0, d0 + (d1 - d0) * k, io.out, i * sy.size,
+                          read);
+        }
     }
     if (ctx->kernel_event_count > OCLCONV_MAX_EVENTS - OCLCONV_MAX_KERNELS)
         oclconv__bank_kernel_time(ctx);

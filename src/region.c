@@ -181,10 +181,7 @@ oclconv_status oclconv__region_plan(oclconv_context *ctx, const oclconv__region 
     return oclconv__plan(ctx, job);
 }
 
-/* Bytes a part's buffers take a row of the part image: source, result,
- * and a path's intermediate (two passes, box sums; 8 bytes a value bounds
- * every kind). */
-static void row_bytes(const oclconv__job *job, int width, size_t *io, size_t *mid)
+void oclconv__row_bytes(const oclconv__job *job, int width, size_t *io, size_t *mid)
 {
     size_t values = (size_t)width * (size_t)job->src->channels;
     *io = values * (oclconv__type_size(job->src->type) + oclconv__type_size(job->dst->type));
@@ -224,7 +221,7 @@ oclconv_status oclconv__region_parts(oclconv_context *ctx, oclconv__region *r,
     if (s != OCLCONV_OK)
         return s;
     span sx = oclconv__col_span(r, job), sy = dst_rows(r, job);
-    row_bytes(job, sx.size, &io, &mid);
+    oclconv__row_bytes(job, sx.size, &io, &mid);
     size_t rows = (size_t)sy.size, max_alloc = ctx->facts.max_alloc;
     size_t buffer_rows = max_alloc / (io > mid ? io : mid); /* each buffer <= max_alloc */
     int bands = band_count(ctx, r, job);
