@@ -8,41 +8,11 @@
  * border_index().
  */
 
-/* One output value (x, y, channel c) the general way. */
-static inline dst_t value_2d(__global const src_t *src, int width, int height, int x, int y, int c,
-                      WEIGHTS w, acc_t border_value, acc_t scale, acc_t delta, acc_t wsum)
-{
-    acc_t sum = 0, win = 0;
-    for (int j = 0; j < FH; j++) {
-        int sy = border_index(y + j - RY, height);
-        for (int i = 0; i < FW; i++) {
-            int sx = border_index(x + i - RX, width);
-            acc_t wt = w[j * FW + i];
-            if (sx >= 0 && sy >= 0) {
-                sum += wt * (acc_t)src[((size_t)sy * width + sx) * CN + c];
-                win += wt;
-            } else {
-                sum += wt * border_value;
-            }
-        }
-    }
-    return finish_value(sum, window_2d(win, wsum, x, y, width, height), wsum, scale, delta);
-}
-
-/* GPUs take the taps by value where they fit (see separable_tile). */
-#if TAPS_BY_VALUE
-typedef struct { acc_t w[FW * FH]; } taps_t;
-#define BUFFER_TAPS taps_t taps
-#else
-#define BUFFER_TAPS WEIGHTS w
-#endif
 __kernel void convolve_buffer(__global const src_t *src, __global dst_t *dst, int width,
-                              int height, BUFFER_TAPS, acc_t border_value, acc_t scale,
+                              int height, TAPS_2D, acc_t border_value, acc_t scale,
                               acc_t delta, acc_t wsum)
 {
-#if TAPS_BY_VALUE
-    WEIGHTS w = taps.w;
-#endif
+    TAKE_TAPS_2D;
     STACKED(src, (size_t)width * height * CN);
     STACKED(dst, (size_t)width * height * CN);
     int v0 = get_global_id(0) * VEC, y0 = get_global_id(1) * ROWS, rowlen = width * CN;

@@ -137,6 +137,17 @@ typedef CAT(DST_NAME, VEC) dstv_t;
 #define FW (2 * RX + 1)
 #define FH (2 * RY + 1)
 
+/* The 2-D kernels' weights (buffer, tiled): by value where they fit
+ * (-DTAPS_BY_VALUE; see separable_tile), else through WEIGHTS. */
+#if TAPS_BY_VALUE && !RADIUS_ARGS
+typedef struct { acc_t w[FW * FH]; } taps_t;
+#define TAPS_2D taps_t taps
+#define TAKE_TAPS_2D WEIGHTS w = taps.w
+#else
+#define TAPS_2D WEIGHTS w
+#define TAKE_TAPS_2D
+#endif
+
 /* The weighted kernels' taps (to #endif, and again at edge_window_taps()
  * and window_2d()): none in a box program whose radii are its arguments
  * (RADIUS_ARGS, cl/box.cl). */
@@ -405,3 +416,26 @@ static inline dst_t finish_value(acc_t sum, acc_t win, acc_t wsum, acc_t scale, 
 {
     return TO_DST(scale * normalized(sum, win, wsum) + delta);
 }
+
+#if !RADIUS_ARGS
+/* One output value (x, y, channel c) of a 2-D filter the general way. */
+static inline dst_t value_2d(__global const src_t *src, int width, int height, int x, int y, int c,
+                      WEIGHTS w, acc_t border_value, acc_t scale, acc_t delta, acc_t wsum)
+{
+    acc_t sum = 0, win = 0;
+    for (int j = 0; j < FH; j++) {
+        int sy = border_index(y + j - RY, height);
+        for (int i = 0; i < FW; i++) {
+            int sx = border_index(x + i - RX, width);
+            acc_t wt = w[j * FW + i];
+            if (sx >= 0 && sy >= 0) {
+                sum += wt * (acc_t)src[((size_t)sy * width + sx) * CN + c];
+                win += wt;
+            } else {
+                sum += wt * border_value;
+            }
+        }
+    }
+    return finish_value(sum, window_2d(win, wsum, x, y, width, height), wsum, scale, delta);
+}
+#endif

@@ -177,8 +177,8 @@ typedef struct {
     int acc_double;        /* accumulate in double to stay within the tolerance */
     int vec;               /* values a work-item computes (buffer, separable, box) */
     int local[2];          /* work-group size; 0 lets the runtime choose */
-    int tile[2];           /* tiled: the tile a work-group computes; box tiles: the
-                              columns of a line, the rows scanned at once */
+    int tile[2];           /* tiled: its work-group; box tiles: the columns of a
+                              line, the rows scanned at once */
     int cpu_shapes;        /* kernel shapes for a CPU, else for a GPU */
     int band;              /* box, fused separable: rows a work-item (box tiles: a
                               work-group) goes down */
@@ -558,6 +558,10 @@ oclconv_status oclconv__run_buffer(oclconv_context *ctx, const oclconv__job *job
                                    const oclconv__io *io);
 oclconv_status oclconv__run_tiled(oclconv_context *ctx, const oclconv__job *job,
                                   const oclconv__io *io);
+/* Whether a tile fits; its shape once the sums' type is known; whether n taps fit the arguments. */
+oclconv_status oclconv__tiled_ok(oclconv_context *ctx, const oclconv__job *job);
+void oclconv__plan_tiled(const oclconv_context *ctx, oclconv__job *job);
+int oclconv__taps_fit(const oclconv_context *ctx, const oclconv__job *job, size_t n);
 oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *job,
                                       const oclconv__io *io);
 oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,

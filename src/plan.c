@@ -125,29 +125,12 @@ static oclconv_status runs_ok(oclconv_context *ctx, const oclconv__job *job)
 }
 
 /* Tiles of 16x16 pixels, or 8x8 where the halo would not fit local memory. */
-static oclconv_status choose_tile(oclconv_context *ctx, oclconv__job *job)
-{
-    const oclconv_filter *f = job->filter;
-    size_t value = oclconv__type_size(job->src->type) * (size_t)job->src->channels;
-    for (int t = 16; t >= 4; t /= 2) {
-        size_t bytes = (size_t)(t + f->width - 1) * (size_t)(t + f->height - 1) * value;
-        if ((size_t)(t * t) <= ctx->facts.max_work_group && bytes + 1024 <= ctx->facts.local_mem) {
-            job->tile[0] = job->tile[1] = t;
-            job->local[0] = job->local[1] = t;
-            return OCLCONV_OK;
-        }
-    }
-    return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
-                         "a %dx%d filter's halo does not fit the device's %llu bytes of local memory",
-                         f->width, f->height, (unsigned long long)ctx->facts.local_mem);
-}
-
 static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
 {
     switch (job->method) {
     case OCLCONV_METHOD_BUFFER: return OCLCONV_OK;
     case OCLCONV_METHOD_IMAGE: return oclconv__image_supported(ctx, job);
-    case OCLCONV_METHOD_TILED: return choose_tile(ctx, job);
+    case OCLCONV_METHOD_TILED: return oclconv__tiled_ok(ctx, job);
     case OCLCONV_METHOD_SEPARABLE: return separable_ok(ctx, job);
     case OCLCONV_METHOD_BOX: return box_ok(ctx, job);
     case OCLCONV_METHOD_RUNS: return runs_ok(ctx, job);
@@ -181,7 +164,7 @@ static int quads_fit(const oclconv_context *ctx, const oclconv__job *job)
 }
 
 /* AUTO: the first path that can run the job, in one order: running sums,
- * separable passes, runs, FFT tiles, the buffer kernel.  On CPUs: running
+ * separable passes, runs, FFT tiles, 2-D tiles (GPUs), the buffer kernel.  On CPUs: running
  * sums for boxes from 11 taps, fused passes for separable filters, the vectorised buffer
  * kernel for the rest (the image path's sampler is emulated there and far
  * slower).  On GPUs, measured on NVIDIA's OpenCL
@@ -209,14 +192,16 @@ static int quads_fit(const oclconv_context *ctx, const oclconv__job *job)
  * 0.45-0.50x; on an image that fails the check 2.2x or more the walks,
  * at r31 2.2x the block walks too), with 2 channels from 57 (r27
  * 0.99-1.11x, r29 0.90-1.01x), 3 from 61 (r29 1.0-1.07x, r31 0.91-1.03x)
- * and 4 from 45 (r20 1.06-1.16x, r21 1.01-1.06x, r23 0.85-0.90x).  The
- * buffer kernel's cached global loads beat
- * both local-memory tiles and the texture path for 2-D filters. */
+ * and 4 from 45 (r20 1.06-1.16x, r21 1.01-1.06x, r23 0.85-0.90x).  2-D
+ * filters from 5x5 to 15x15 run in local-memory tiles of converted values,
+ * against the buffer kernel's cached global loads (H200, 8K, kernel MP/s,
+ * 5x5 / 7x7 / 15x15): RGBA8 1.09x / 1.23x / 1.62x, u8 gray 1.13x / 2.10x /
+ * 1.58x, f32 gray 1.17x / 1.62x / 1.35x; at 3x3 0.78x, 0.96x and 1.08x. */
 static oclconv_status choose_by_rule(oclconv_context *ctx, oclconv__job *job)
 {
     static const oclconv_method order[] = {OCLCONV_METHOD_BOX, OCLCONV_METHOD_SEPARABLE,
                                            OCLCONV_METHOD_RUNS, OCLCONV_METHOD_FFT,
-                                           OCLCONV_METHOD_BUFFER};
+                                           OCLCONV_METHOD_TILED, OCLCONV_METHOD_BUFFER};
     const oclconv_filter *f = job->filter;
     int widest = f->width > f->height ? f->width : f->height;
     int cn = job->src->channels;
@@ -232,11 +217,13 @@ static oclconv_status choose_by_rule(oclconv_context *ctx, oclconv__job *job)
                    : job->src->type == OCLCONV_U16 ? u16_from[cn - 1]
                                                    : float_from[cn - 1];
     int box_pays = widest >= box_from || quads_fit(ctx, job);
+    int tiles_pay = !job->cpu_shapes && widest >= 5 && f->width <= 15 && f->height <= 15;
     for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
         job->method = order[i];
         if ((order[i] == OCLCONV_METHOD_BOX && !box_pays) ||
             (order[i] == OCLCONV_METHOD_RUNS && !oclconv__runs_pay(f, job->cpu_shapes)) ||
-            (order[i] == OCLCONV_METHOD_FFT && !oclconv__fft_pays(job)))
+            (order[i] == OCLCONV_METHOD_FFT && !oclconv__fft_pays(job)) ||
+            (order[i] == OCLCONV_METHOD_TILED && !tiles_pay))
             continue;
         if (check_method(ctx, job) == OCLCONV_OK) {
             oclconv__clear_error(ctx);
@@ -270,7 +257,7 @@ static oclconv_status choose_auto(oclconv_context *ctx, oclconv__job *job)
 
 /* Whether n taps and a kernel's other arguments (at most 128 bytes) fit
  * the device's parameter size, so the kernel can take them by value. */
-static int taps_fit(const oclconv_context *ctx, const oclconv__job *job, size_t n)
+int oclconv__taps_fit(const oclconv_context *ctx, const oclconv__job *job, size_t n)
 {
     return n * oclconv__acc_size(job) + 128 <= ctx->facts.max_param;
 }
@@ -369,7 +356,7 @@ static void plan_tiles(const oclconv_context *ctx, oclconv__job *job)
     /* The tile kernel takes its row and column taps by value. */
     size_t both = (size_t)f->width + (size_t)f->height;
     double fewest = INFINITY;
-    if (OCLCONV_TILE_ITEMS > ctx->facts.max_work_group || !taps_fit(ctx, job, both) ||
+    if (OCLCONV_TILE_ITEMS > ctx->facts.max_work_group || !oclconv__taps_fit(ctx, job, both) ||
         window * oclconv__acc_size(job) > OCLCONV_ROW_WINDOW * sizeof(cl_float))
         return;
     int equal_row = oclconv__taps_equal(f->row, f->width) && vec % cn == 0 && f->width >= vec / cn &&
@@ -510,7 +497,7 @@ static void plan_buffer_rows(const oclconv_context *ctx, oclconv__job *job)
 {
     const oclconv_filter *f = job->filter;
     size_t taps = (size_t)f->width * (size_t)f->height;
-    job->taps_by_value = taps_fit(ctx, job, taps);
+    job->taps_by_value = oclconv__taps_fit(ctx, job, taps);
     job->band = 1;
     if (job->acc_double || f->width > 15 || f->height > 15)
         return;
@@ -586,6 +573,8 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
     } else if (job->method == OCLCONV_METHOD_BUFFER) {
         plan_buffer_rows(ctx, job);
     }
+    if (job->method == OCLCONV_METHOD_TILED)
+        oclconv__plan_tiled(ctx, job);
     /* One program of runs or of FFT tiles serves every filter: radii as arguments. */
     if (job->method == OCLCONV_METHOD_RUNS || job->method == OCLCONV_METHOD_FFT)
         job->radius_args = 1;

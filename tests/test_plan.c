@@ -5,8 +5,8 @@
  * checked against the bound computed here a second way, tap by tap, from
  * the partial sums of the weights' magnitudes (see pass_roundings() in
  * src/precision.c).  Also some of its GPU tile shapes: the chunk buffers of
- * float box rows, the bands of RGBA8 rows made in segments, and the
- * quads of RGBA8 boxes.
+ * float box rows, the bands of RGBA8 rows made in segments, the
+ * quads of RGBA8 boxes and the tiles of 2-D filters.
  */
 #include "../src/internal.h"
 #include "test.h"
@@ -336,6 +336,56 @@ static void quad_boxes(void)
     }
 }
 
+/* GPU 2-D filters from 5x5 to 15x15 run in local-memory tiles when AUTO
+ * chooses (cl/tiled.cl): groups of 16 x 8 work-items of 4 values going
+ * down 4 rows (float images 2) where the tile fits 48 KB, fewer rows of
+ * work-items where it does not (16 KB), within the room either way; 3x3,
+ * 17x17 and a CPU's shapes keep the buffer kernel. */
+static void two_d_tiles(uint64_t *rng)
+{
+    static const struct {
+        int r, channels;
+        oclconv_type type;
+        cl_device_type device;
+        cl_ulong local_mem;
+        int rows; /* 0: not tiled */
+    } cases[] = {
+        {1, 4, OCLCONV_U8, CL_DEVICE_TYPE_GPU, 49152, 0},
+        {2, 4, OCLCONV_U8, CL_DEVICE_TYPE_GPU, 49152, 4},
+        {3, 1, OCLCONV_U8, CL_DEVICE_TYPE_GPU, 49152, 4},
+        {7, 4, OCLCONV_U8, CL_DEVICE_TYPE_GPU, 49152, 4},
+        {3, 3, OCLCONV_U16, CL_DEVICE_TYPE_GPU, 49152, 4},
+        {7, 1, OCLCONV_F32, CL_DEVICE_TYPE_GPU, 49152, 2},
+        {7, 4, OCLCONV_U8, CL_DEVICE_TYPE_GPU, 16384, 4},
+        {8, 1, OCLCONV_U8, CL_DEVICE_TYPE_GPU, 49152, 0},
+        {3, 1, OCLCONV_U8, CL_DEVICE_TYPE_CPU, 49152, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        oclconv_context ctx = fake_device_of(cases[i].device, cases[i].local_mem);
+        int r = cases[i].r, n = (2 * r + 1) * (2 * r + 1), cn = cases[i].channels;
+        float w[17 * 17];
+        for (int k = 0; k < n; k++)
+            w[k] = (float)rng_uniform(rng, 0.1, 1.0) / (float)n;
+        oclconv_filter *f;
+        ASSERT_OK(NULL, oclconv_filter_create(2 * r + 1, 2 * r + 1, w, &f));
+        oclconv__job job = plan_channels(&ctx, f, cn, cases[i].type, cases[i].type,
+                                         OCLCONV_METHOD_AUTO, OCLCONV_BORDER_CLAMP);
+        size_t pad = ((size_t)(r * cn) + 3) / 4 * 4, rows = (size_t)(job.local[1] * job.band);
+        size_t bytes = (16 * 4 + 2 * pad) * (rows + 2 * (size_t)r) * oclconv__acc_size(&job);
+        int want_group = cases[i].local_mem == 49152 ? job.local[1] == 8 : job.local[1] < 8;
+        int tiled = job.method == OCLCONV_METHOD_TILED && job.local[0] == 16 && job.vec == 4 &&
+                    want_group && job.band == cases[i].rows && bytes + 1024 <= cases[i].local_mem;
+        if (tiled != (cases[i].rows > 0))
+            TEST_FAIL_("%dx%d, %d channels of type %d, %s, %llu bytes: %s, %dx%d by %d rows of %d",
+                       2 * r + 1, 2 * r + 1, cn, cases[i].type,
+                       cases[i].device == CL_DEVICE_TYPE_GPU ? "GPU" : "CPU",
+                       (unsigned long long)cases[i].local_mem, oclconv_method_name(job.method),
+                       job.local[0], job.local[1], job.band, job.vec);
+        oclconv_filter_destroy(f);
+        free(ctx.errmsg);
+    }
+}
+
 int main(void)
 {
     oclconv_context ctx = fake_device();
@@ -346,6 +396,7 @@ int main(void)
     chunk_buffers();
     segment_trips();
     quad_boxes();
+    two_d_tiles(&rng);
     free(ctx.errmsg);
     return test_exit();
 }
