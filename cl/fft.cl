@@ -10,8 +10,15 @@
  * Between fft_gather and fft_scatter VkFFT transforms the planes, and
  * fft_multiply weighs each by the filter's spectrum.
  * Expects common.cl's macros with -DRADIUS_ARGS=1 and -DACC_DOUBLE=1.
+ * Float results take fft_row_extent and fft_extent first.
  */
 #define PLANE(T) ((size_t)(T) * (size_t)((T) + 2))
+
+/* |v|, NaN for NaN (CPU builds declare only the built-ins cl/builtins.cl names). */
+static inline double magnitude(double v)
+{
+    return v < 0 ? -v : v;
+}
 
 /* Work-item (i, p * T + j): value i of row j of plane p. */
 __kernel void fft_gather(__global const src_t *src, __global double *planes, int width,
@@ -29,6 +36,32 @@ __kernel void fft_gather(__global const src_t *src, __global double *planes, int
                    ? (double)src[((size_t)sy * width + sx) * CN + c]
                    : border_value;
     planes[p * PLANE(T) + (size_t)j * (T + 2) + i] = v;
+}
+
+/* Work-item y: the largest magnitude of row y's values, infinite where
+ * one is not finite; then one work-item: the largest of the rows'.  For
+ * float results, whose bound needs the image's extent (fft_scatter). */
+__kernel void fft_row_extent(__global const src_t *src, __global double *rows, int width,
+                             int height)
+{
+    int y = get_global_id(0);
+    if (y >= height)
+        return;
+    __global const src_t *row = src + (size_t)y * width * CN;
+    double most = 0;
+    for (int k = 0; k < width * CN; k++) {
+        double v = magnitude((double)row[k]);
+        most = v <= most ? most : v <= DBL_MAX ? v : INFINITY;
+    }
+    rows[y] = most;
+}
+
+__kernel void fft_extent(__global double *rows, int height)
+{
+    double most = 0;
+    for (int y = 0; y < height; y++)
+        most = rows[y] <= most ? most : rows[y];
+    rows[height] = most;
 }
 
 /* Work-item (k, p): complex value k of plane p times the spectrum's. */
@@ -49,10 +82,16 @@ __kernel void fft_multiply(__global double2 *planes, __global const double2 *spe
  * sum, a power of two, divided exactly; where the sums of the filter's
  * weights over integers lie on a grid of 1 / grid (dyadic weights, grid a
  * power of two, 0 for none), the sum is rounded to it first, so that exact
- * ties stay exact. */
+ * ties stay exact.  Float results: the transforms' error follows the tile's
+ * norm, at most `reach` times the largest value (extent[height], fft_extent) over
+ * 2 10^5, and a sum that small beside it could be made of terms too small
+ * for the contract's 1e-5 of them, so it is made again directly, in double
+ * (w: the filter's taps); a non-finite value makes every sum so. */
 __kernel void fft_scatter(__global const double *planes, __global dst_t *dst, int width,
                           int height, int rx, int ry, int T, int tiles_x, int first, int count,
-                          double grid, double scale, double delta)
+                          double grid, double scale, double delta, __global const src_t *src,
+                          __global const double *w, __global const double *extent,
+                          double reach, double border_value)
 {
     int vx = T - 2 * rx, vy = T - 2 * ry;
     int xx = get_global_id(0), pyy = get_global_id(1);
@@ -66,6 +105,22 @@ __kernel void fft_scatter(__global const double *planes, __global dst_t *dst, in
     double sum = planes[p * PLANE(T) + (size_t)(ry + yy) * (T + 2) + rx + xx] / ((double)T * T);
     if (grid > 0)
         sum = (sum * grid + 0x1.8p52 - 0x1.8p52) / grid;
+#if DST_TYPE == 2
+    double least = fmax(extent[height], magnitude(border_value)) * reach;
+    if (!(least < INFINITY && magnitude(sum) >= least)) {
+        sum = 0;
+        for (int j = 0; j <= 2 * ry; j++) {
+            int sy = border_index(y + j - ry, height);
+            for (int i = 0; i <= 2 * rx; i++) {
+                int sx = border_index(x + i - rx, width);
+                double v = IS_PIXEL(sx) && IS_PIXEL(sy)
+                               ? (double)src[((size_t)sy * width + sx) * CN + c]
+                               : border_value;
+                sum += w[j * (2 * rx + 1) + i] * v;
+            }
+        }
+    }
+#endif
     acc_t r = scale * sum + delta;
     dst[((size_t)y * width + x) * CN + c] = TO_DST(r);
 }

@@ -144,7 +144,7 @@ typedef enum {
     OCLCONV_METHOD_BOX,       /* running sums, cost independent of the radius
                                  (box filters: equal row taps, equal column taps) */
     OCLCONV_METHOD_RUNS,      /* discs, rings: runs of equal taps; 8/16-bit */
-    OCLCONV_METHOD_FFT        /* large 2-D filters in tiles through FFTs; 8/16-bit results */
+    OCLCONV_METHOD_FFT        /* large 2-D filters in tiles through FFTs; not float to integer */
 } oclconv_method;
 
 /*! oclconv_method_name() :

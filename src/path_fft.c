@@ -2,11 +2,12 @@
  * The FFT path (cl/fft.cl, src/fft.c): large 2-D filters in tiles, each
  * tile's plane transformed, weighed by the filter's spectrum and
  * transformed back (overlap-save), in double.  Its cost a value grows with
- * the log of the tile, not with the taps.  8- and 16-bit results only: the
- * planner bounds the transforms' rounding a priori and takes the path where
- * the bound keeps every integer result the reference's (far inside the
- * contract's 0.001); a float result's error would follow its tile's norm,
- * not its own terms', so float outputs take a direct path.
+ * the log of the tile, not with the taps.  Integer results from 8- and
+ * 16-bit images: the planner bounds the transforms' rounding a priori and
+ * takes the path where the bound keeps every integer result the
+ * reference's (far inside the contract's 0.001).  Float results: the
+ * error follows the tile's norm, not each sum's own terms, so a sum small
+ * beside the image's largest value is made again directly (fft_scatter).
  */
 #include "internal.h"
 
@@ -69,6 +70,8 @@ static double rounding_bound(const oclconv__job *job, int tile)
 static double sum_grid(const oclconv__job *job)
 {
     const oclconv_filter *f = job->filter;
+    if (job->dst->type == OCLCONV_F32)
+        return 0;
     if (job->opt.border == OCLCONV_BORDER_CONSTANT &&
         job->opt.border_value != floor(job->opt.border_value))
         return 0;
@@ -83,13 +86,22 @@ static double sum_grid(const oclconv__job *job)
     return 0;
 }
 
+/* Float results: the sums the transforms make are kept where they are at
+ * least this many times the image's largest value (fft_scatter), so that
+ * the bound is at most half the contract's 1e-5 of their terms. */
+static double float_reach(const oclconv__job *job, int tile)
+{
+    return oclconv__fft_bound(tile, job->filter->abs_sum, 1) * (1 + 2e5);
+}
+
 oclconv_status oclconv__fft_ok(oclconv_context *ctx, const oclconv__job *job)
 {
-    if (job->src->type == OCLCONV_F32 || job->dst->type == OCLCONV_F32)
+    int float_out = job->dst->type == OCLCONV_F32;
+    if (job->src->type == OCLCONV_F32 && !float_out)
         return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
-                             "the FFT path makes 8- and 16-bit results from 8- and 16-bit "
-                             "images (its rounding follows a tile's norm, which a float "
-                             "result's contract does not allow); float images take a direct path");
+                             "the FFT path makes integer results from 8- and 16-bit images "
+                             "only (a float image's range bounds nothing a priori); a direct "
+                             "path makes them from float images");
     if (job->opt.border == OCLCONV_BORDER_NORMALIZE)
         return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
                              "the FFT path has no NORMALIZE border; the direct paths do");
@@ -102,7 +114,7 @@ oclconv_status oclconv__fft_ok(oclconv_context *ctx, const oclconv__job *job)
                              "the FFT path's tiles are at most %d wide: a %dx%d filter does "
                              "not fit one", MAX_TILE, job->filter->width, job->filter->height);
     double bound = rounding_bound(job, tile), grid = sum_grid(job);
-    if (!(bound <= BOUND_MAX) || (grid > 0 && !(bound * grid <= 0.25)))
+    if (!float_out && (!(bound <= BOUND_MAX) || (grid > 0 && !(bound * grid <= 0.25))))
         return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
                              "the FFT's rounding can move this filter's sums by %.3g (weights' "
                              "magnitudes summing to %g, values up to %g, %dx%d tiles), past "
@@ -208,6 +220,45 @@ void oclconv__fft_spectra_free(oclconv_context *ctx)
  * image, and PoCL compiles a kernel anew for each size it meets. */
 #define GROUP_X 32
 
+/* Float results: the filter's taps in double for the sums made again
+ * directly, and the image's largest magnitude, into *extent's last value
+ * (cl/fft.cl fft_row_extent, fft_extent); *first the first kernel's event. */
+static oclconv_status float_extent(oclconv_context *ctx, const oclconv__job *job,
+                                   const oclconv__io *io, const char *options, cl_mem *taps,
+                                   cl_mem *extent, cl_event *first)
+{
+    const oclconv_filter *f = job->filter;
+    cl_int width = job->src->width, height = job->src->height, err;
+    cl_kernel rows, most;
+    oclconv_status s = oclconv__get_kernel(ctx, "fft", "fft_row_extent", options, &rows);
+    if (s == OCLCONV_OK)
+        s = oclconv__get_kernel(ctx, "fft", "fft_extent", options, &most);
+    if (s != OCLCONV_OK)
+        return s;
+    cl_mem t = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                              (size_t)f->width * (size_t)f->height * sizeof(double), f->weights,
+                              &err);
+    if (err != CL_SUCCESS)
+        return oclconv__cl_fail(ctx, err, "the filter's taps for the FFT path");
+    cl_mem e = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, ((size_t)height + 1) * sizeof(double),
+                              NULL, &err);
+    if (err != CL_SUCCESS) {
+        clReleaseMemObject(t);
+        return oclconv__cl_fail(ctx, err, "the image's extent for the FFT path");
+    }
+    *taps = t;
+    *extent = e;
+    s = oclconv__args(ctx, rows, 0, 4, sizeof io->in, &io->in, sizeof e, &e, sizeof width,
+                      &width, sizeof height, &height);
+    if (s == OCLCONV_OK)
+        s = oclconv__args(ctx, most, 0, 2, sizeof e, &e, sizeof height, &height);
+    if (s == OCLCONV_OK)
+        s = oclconv__launch(ctx, job, rows, (size_t)height, 1, GROUP_X, 1, first);
+    if (s == OCLCONV_OK)
+        s = oclconv__launch(ctx, job, most, 1, 1, 1, 1, NULL);
+    return s;
+}
+
 oclconv_status oclconv__run_fft(oclconv_context *ctx, const oclconv__job *job,
                                 const oclconv__io *io)
 {
@@ -233,10 +284,14 @@ oclconv_status oclconv__run_fft(oclconv_context *ctx, const oclconv__job *job,
         s = spectrum(ctx, job, tile, plan, &spec);
     if (s != OCLCONV_OK)
         return s;
-    cl_mem buf = oclconv__fft_buffer(plan);
+    cl_mem buf = oclconv__fft_buffer(plan), taps = spec, extent = spec;
     double bv = job->opt.border_value, grid = sum_grid(job), scale = job->opt.scale,
-           delta = job->opt.delta;
+           delta = job->opt.delta, reach = 0;
     cl_event first_event = NULL, last_event = NULL;
+    if (job->dst->type == OCLCONV_F32) {
+        reach = float_reach(job, tile);
+        s = float_extent(ctx, job, io, options, &taps, &extent, &first_event);
+    }
     for (long long at = 0; at < planes && s == OCLCONV_OK; at += group) {
         cl_int first = (cl_int)at, count = (cl_int)(planes - at < group ? planes - at : group);
         s = oclconv__args(ctx, gather, 0, 11, sizeof io->in, &io->in, sizeof buf, &buf,
@@ -247,14 +302,16 @@ oclconv_status oclconv__run_fft(oclconv_context *ctx, const oclconv__job *job,
             s = oclconv__args(ctx, multiply, 0, 4, sizeof buf, &buf, sizeof spec, &spec,
                               sizeof tile, &tile, sizeof count, &count);
         if (s == OCLCONV_OK)
-            s = oclconv__args(ctx, scatter, 0, 13, sizeof buf, &buf, sizeof io->out, &io->out,
+            s = oclconv__args(ctx, scatter, 0, 18, sizeof buf, &buf, sizeof io->out, &io->out,
                               sizeof width, &width, sizeof height, &height, sizeof rx, &rx,
                               sizeof ry, &ry, sizeof tile, &tile, sizeof tiles_x, &tiles_x,
                               sizeof first, &first, sizeof count, &count, sizeof grid, &grid,
-                              sizeof scale, &scale, sizeof delta, &delta);
+                              sizeof scale, &scale, sizeof delta, &delta, sizeof io->in,
+                              &io->in, sizeof taps, &taps, sizeof extent, &extent,
+                              sizeof reach, &reach, sizeof bv, &bv);
         if (s == OCLCONV_OK)
             s = oclconv__launch(ctx, job, gather, (size_t)tile, (size_t)count * (size_t)tile,
-                                GROUP_X, 1, at == 0 ? &first_event : NULL);
+                                GROUP_X, 1, first_event ? NULL : &first_event);
         if (s == OCLCONV_OK)
             s = oclconv__fft_transform(ctx, plan, 0);
         if (s == OCLCONV_OK)
@@ -278,5 +335,9 @@ oclconv_status oclconv__run_fft(oclconv_context *ctx, const oclconv__job *job,
         clReleaseEvent(first_event);
     if (last_event)
         clReleaseEvent(last_event);
+    if (taps != spec)
+        clReleaseMemObject(taps);
+    if (extent != spec)
+        clReleaseMemObject(extent);
     return s;
 }

@@ -1,10 +1,11 @@
 /*
- * The FFT path (large 2-D filters in tiles, 8- and 16-bit results) against
- * the CPU reference: random filters on every border it takes, integer type
- * pair and channel count, the sizes that are multiples of nothing, filters
+ * The FFT path (large 2-D filters in tiles; float results too) against
+ * the CPU reference: random filters on every border it takes, type pair
+ * and channel count, the sizes that are multiples of nothing, filters
  * larger than the image, several tiles and tile groups; sums at the bound's
  * reach (every value at the type's maximum, checkerboards under a dominant
- * tap), results 2^-9 either side of a tie; in place, in bands and strips,
+ * tap), results 2^-9 either side of a tie; float sums far under the
+ * image's largest value, NaN and infinities; in place, in bands and strips,
  * in batches; AUTO's choice of it, and its refusals (dyadic filters' exact
  * ties are test_paths' exact halves).  In the device's kernel shapes and
  * the other device type's, a set of cases in a child process each
@@ -17,9 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The integer type pairs (type_pairs' indices) the path takes. */
-static const int int_pairs[] = {0, 1, 5};
-enum { INT_PAIRS = sizeof int_pairs / sizeof *int_pairs };
+/* The type pairs (type_pairs' indices) the path takes: every one but
+ * float images to integer results. */
+static const int fft_pairs[] = {0, 1, 5, 2, 3};
+enum { FFT_PAIRS = sizeof fft_pairs / sizeof *fft_pairs };
 
 static oclconv_options fft_options(oclconv_border b, float value)
 {
@@ -32,10 +34,10 @@ static void sweep(oclconv_context *ctx, uint64_t *rng)
     enum { N_SHAPES = sizeof fft_shapes / sizeof *fft_shapes };
     long cases = 0;
     for (int b = OCLCONV_BORDER_CLAMP; b < OCLCONV_BORDER_NORMALIZE; b++)
-        for (int p = 0; p < INT_PAIRS; p++) {
+        for (int p = 0; p < FFT_PAIRS; p++) {
             int cn = 1 + (p + b) % 4, shape = (int)(rng_next(rng) % N_SHAPES);
             int fw = fft_shapes[shape][0], fh = fft_shapes[shape][1];
-            const type_pair *tp = &type_pairs[int_pairs[p]];
+            const type_pair *tp = &type_pairs[fft_pairs[p]];
             oclconv_filter *f = filter_for(OCLCONV_METHOD_BUFFER, rng, fw, fh);
             oclconv_options opt = fft_options((oclconv_border)b, (float)rng_uniform(rng, -20, 300));
             if (rng_next(rng) % 3 == 0) {
@@ -131,18 +133,20 @@ static void choices(oclconv_context *ctx, uint64_t *rng)
         oclconv_image dst = image_like(&src, types[t], 0);
         oclconv_options opt = options_for(OCLCONV_METHOD_AUTO, OCLCONV_BORDER_REFLECT, 0);
         ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst, large, &opt));
-        ASSERT_EQ(oclconv_last_method(ctx) == OCLCONV_METHOD_FFT, types[t] != OCLCONV_F32);
+        ASSERT_EQ(oclconv_last_method(ctx), OCLCONV_METHOD_FFT);
         ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst, small, &opt));
         ASSERT(oclconv_last_method(ctx) != OCLCONV_METHOD_FFT);
         opt.method = OCLCONV_METHOD_FFT;
         if (types[t] == OCLCONV_F32) {
-            ASSERT_STATUS(ctx, oclconv_apply(ctx, &src, &dst, large, &opt), OCLCONV_E_UNSUPPORTED);
-            ASSERT_CONTAINS(oclconv_errmsg(ctx), "8- and 16-bit");
-        } else {
-            opt.border = OCLCONV_BORDER_NORMALIZE;
-            ASSERT_STATUS(ctx, oclconv_apply(ctx, &src, &dst, large, &opt), OCLCONV_E_UNSUPPORTED);
-            ASSERT_CONTAINS(oclconv_errmsg(ctx), "NORMALIZE");
+            oclconv_image bytes = image_like(&src, OCLCONV_U8, 0);
+            ASSERT_STATUS(ctx, oclconv_apply(ctx, &src, &bytes, large, &opt),
+                          OCLCONV_E_UNSUPPORTED);
+            ASSERT_CONTAINS(oclconv_errmsg(ctx), "integer results");
+            image_free(&bytes);
         }
+        opt.border = OCLCONV_BORDER_NORMALIZE;
+        ASSERT_STATUS(ctx, oclconv_apply(ctx, &src, &dst, large, &opt), OCLCONV_E_UNSUPPORTED);
+        ASSERT_CONTAINS(oclconv_errmsg(ctx), "NORMALIZE");
         image_free(&src);
         image_free(&dst);
     }
@@ -200,6 +204,55 @@ static void batched(oclconv_context *ctx, uint64_t *rng)
     oclconv_filter_destroy(f);
 }
 
+/* Float results where the transforms' error, which follows the tile's
+ * norm, would pass the contract's 1e-5 of a sum's own terms: a black third
+ * (exact zeros, whose sums are made again directly) beside bright values,
+ * under a filter of both signs and one of one sign; values a million times
+ * apart; a NaN and an infinity in one tile each; 8-bit images to float. */
+static void float_sums(oclconv_context *ctx, uint64_t *rng)
+{
+    static const oclconv_border borders[3] = {OCLCONV_BORDER_CLAMP, OCLCONV_BORDER_ZERO,
+                                              OCLCONV_BORDER_REFLECT101};
+    for (int k = 0; k < 6; k++) {
+        int signs = k % 2, n = k < 4 ? 23 : 31, cn = 1 + k % 3;
+        oclconv_filter *f;
+        float *w = malloc((size_t)n * n * sizeof *w);
+        ASSERT(w != NULL);
+        for (int i = 0; i < n * n; i++)
+            w[i] = (float)rng_uniform(rng, signs ? -1.0 : 0.01, 1.0) / (float)(n * n);
+        ASSERT_OK(NULL, oclconv_filter_create(n, n, w, &f));
+        free(w);
+        oclconv_type in = k == 5 ? OCLCONV_U8 : OCLCONV_F32;
+        oclconv_image src = image_random(rng, 150, 97, cn, in, 0);
+        size_t values = (size_t)src.width * src.height * (size_t)cn;
+        for (size_t i = 0; i < values && in == OCLCONV_F32; i++) {
+            float *v = (float *)src.data + i;
+            size_t x = i / (size_t)cn % (size_t)src.width, y = i / ((size_t)cn * (size_t)src.width);
+            if (k < 2 && x < (size_t)src.width / 3)
+                *v = 0;
+            else if (k == 2)
+                *v = (x + y) % 7 ? *v * 1e-6f : *v * 1e3f;
+            else if (k == 3 && x == 20 && y == 30)
+                *v = NAN;
+            else if (k == 4 && x == 120 && y == 60)
+                *v = INFINITY;
+        }
+        if (k == 5)
+            memset(src.data, 0, values / 2);
+        oclconv_image dst = image_like(&src, OCLCONV_F32, 0);
+        oclconv_options opt = fft_options(borders[k % 3], 0.25f);
+        ref_result ref = ref_of_filter(&src, f, &opt);
+        char why[200] = "";
+        ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst, f, &opt));
+        if (ref_compare(&dst, &ref, why, sizeof why) != 0)
+            TEST_FAIL_("fft float sums, case %d (%dx%d, %d channels): %s", k, n, n, cn, why);
+        ref_result_free(&ref);
+        image_free(&src);
+        image_free(&dst);
+        oclconv_filter_destroy(f);
+    }
+}
+
 static int fft_body(oclconv_context *ctx, uint64_t *rng, int kind, int own_shapes)
 {
     (void)kind;
@@ -207,6 +260,7 @@ static int fft_body(oclconv_context *ctx, uint64_t *rng, int kind, int own_shape
     sweep(ctx, rng);
     full_scale(ctx, rng);
     near_ties(ctx, rng);
+    float_sums(ctx, rng);
     in_place(ctx, OCLCONV_METHOD_FFT, rng);
     static const oclconv_border borders[4] = {OCLCONV_BORDER_REFLECT, OCLCONV_BORDER_WRAP,
                                               OCLCONV_BORDER_CONSTANT, OCLCONV_BORDER_CLAMP};
