@@ -60,21 +60,7 @@ __kernel void convolve_buffer(__global const src_t *src, __global dst_t *dst, in
                         sum[k] += w[j * FW + i] * LOAD_V(p + i * CN);
                 }
         }
-        /* Aligned stores or not, decided once for all the rows: with
-         * STORE_V()'s test at each store in this unrolled loop, NVIDIA's
-         * OpenCL (driver 580.159) stored every row as the first row's test
-         * said, and faulted on 8-bit rows whose length is not a multiple
-         * of the vector (found by taking the kernel apart, H200). */
-        __global dst_t *out = dst + (size_t)y0 * rowlen + v0;
-        if (((size_t)out & (VEC * sizeof(dst_t) - 1)) == 0 && rowlen % VEC == 0) {
-#pragma unroll
-            for (int k = 0; k < ROWS; k++)
-                STORE_V_ALIGNED(scale * sum[k] + delta, out + (size_t)k * rowlen);
-        } else {
-#pragma unroll
-            for (int k = 0; k < ROWS; k++)
-                STORE_V_UNALIGNED(scale * sum[k] + delta, out + (size_t)k * rowlen);
-        }
+        store_rows(sum, scale, delta, dst + (size_t)y0 * rowlen + v0, rowlen);
         return;
     }
     for (int y = y0; y < y0 + ROWS && y < height; y++)

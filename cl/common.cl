@@ -417,6 +417,28 @@ static inline dst_t finish_value(acc_t sum, acc_t win, acc_t wsum, acc_t scale, 
     return TO_DST(scale * normalized(sum, win, wsum) + delta);
 }
 
+#ifdef ROWS
+/* The 2-D kernels' ROWS rows of VEC results from out on, rows rowlen values
+ * apart.  Aligned stores or not, decided once for all the rows: with
+ * STORE_V()'s test at each store in this unrolled loop, NVIDIA's OpenCL
+ * (driver 580.159) stored every row as the first row's test said, and
+ * faulted on 8-bit rows whose length is not a multiple of the vector
+ * (found by taking the kernel apart, H200). */
+static inline void store_rows(const accv_t *sum, acc_t scale, acc_t delta, __global dst_t *out,
+                              int rowlen)
+{
+    if (((size_t)out & (VEC * sizeof(dst_t) - 1)) == 0 && rowlen % VEC == 0) {
+#pragma unroll
+        for (int k = 0; k < ROWS; k++)
+            STORE_V_ALIGNED(scale * sum[k] + delta, out + (size_t)k * rowlen);
+    } else {
+#pragma unroll
+        for (int k = 0; k < ROWS; k++)
+            STORE_V_UNALIGNED(scale * sum[k] + delta, out + (size_t)k * rowlen);
+    }
+}
+#endif
+
 #if !RADIUS_ARGS
 /* One output value (x, y, channel c) of a 2-D filter the general way. */
 static inline dst_t value_2d(__global const src_t *src, int width, int height, int x, int y, int c,

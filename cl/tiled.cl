@@ -106,15 +106,7 @@ convolve_tiled(__global const src_t *src, __global dst_t *dst, int width, int he
 #endif
     __global dst_t *out = dst + (size_t)y0 * rowlen + v0;
     if (v0 + VEC <= rowlen && y0 + ROWS <= height) {
-        if (((size_t)out & (VEC * sizeof(dst_t) - 1)) == 0 && rowlen % VEC == 0) {
-#pragma unroll
-            for (int k = 0; k < ROWS; k++)
-                STORE_V_ALIGNED(scale * sum[k] + delta, out + (size_t)k * rowlen);
-        } else {
-#pragma unroll
-            for (int k = 0; k < ROWS; k++)
-                STORE_V_UNALIGNED(scale * sum[k] + delta, out + (size_t)k * rowlen);
-        }
+        store_rows(sum, scale, delta, out, rowlen);
         return;
     }
     for (int k = 0; k < ROWS && y0 + k < height; k++) {
