@@ -5,6 +5,7 @@
  * The rules of plan.c choose where nothing was measured and stay the
  * choice unless another path is clearly faster. */
 #include "internal.h"
+#include "path_rules.h"
 #include "program.h"
 
 #include <errno.h>

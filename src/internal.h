@@ -558,10 +558,6 @@ oclconv_status oclconv__run_buffer(oclconv_context *ctx, const oclconv__job *job
                                    const oclconv__io *io);
 oclconv_status oclconv__run_tiled(oclconv_context *ctx, const oclconv__job *job,
                                   const oclconv__io *io);
-/* Whether a tile fits; its shape once the sums' type is known; whether n taps fit the arguments. */
-oclconv_status oclconv__tiled_ok(oclconv_context *ctx, const oclconv__job *job);
-void oclconv__plan_tiled(const oclconv_context *ctx, oclconv__job *job);
-int oclconv__taps_fit(const oclconv_context *ctx, const oclconv__job *job, size_t n);
 oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *job,
                                       const oclconv__io *io);
 oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
@@ -573,14 +569,8 @@ int oclconv__count_runs(const oclconv_filter *f);
 /* The bytes of the runs path's prefix sums for a source row `width` pixels
  * long (the row and the filter's reach, and one more). */
 size_t oclconv__runs_row_bytes(const oclconv__job *job, int width);
-/* Whether its runs are few enough beside its taps for AUTO to take them,
- * in CPU or GPU kernel shapes. */
-int oclconv__runs_pay(const oclconv_filter *f, int cpu_shapes);
-/* The FFT path (path_fft.c): whether it keeps the contract for this job
- * here (the reason in ctx if not), whether AUTO's rule takes it, and its
- * run; its plans and group buffers, a tile size each (fft.c). */
-oclconv_status oclconv__fft_ok(oclconv_context *ctx, const oclconv__job *job);
-int oclconv__fft_pays(const oclconv__job *job);
+/* The FFT path (path_fft.c): its run; its plans and group buffers, a tile
+ * size each (fft.c). */
 oclconv_status oclconv__run_fft(oclconv_context *ctx, const oclconv__job *job,
                                 const oclconv__io *io);
 void oclconv__fft_spectra_free(oclconv_context *ctx);
@@ -596,7 +586,5 @@ oclconv_status oclconv__fft_transform(oclconv_context *ctx, oclconv__fft_plan *p
 void oclconv__fft_free(oclconv_context *ctx);
 /* The image path moves its own pixels. */
 oclconv_status oclconv__run_image(oclconv_context *ctx, const oclconv__job *job);
-/* Whether the image path can run this job here; the reason in ctx if not. */
-oclconv_status oclconv__image_supported(oclconv_context *ctx, const oclconv__job *job);
 
 #endif

@@ -3,6 +3,7 @@
  * the context created.
  */
 #include "internal.h"
+#include "path_rules.h"
 
 #include <stdio.h>
 #include <stdlib.h>

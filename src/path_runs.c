@@ -4,6 +4,7 @@
  * sums of a source row; 8- and 16-bit images, whose sums are exact.
  */
 #include "internal.h"
+#include "path_rules.h"
 
 #include <stdlib.h>
 #include <string.h>

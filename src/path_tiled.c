@@ -2,6 +2,7 @@
  * filter's halo, converted into __local memory once; each work-item makes
  * job->vec values of job->band rows from there. */
 #include "internal.h"
+#include "path_rules.h"
 
 #include <stdio.h>
 

@@ -5,6 +5,7 @@
  * name.
  */
 #include "internal.h"
+#include "path_rules.h"
 
 #include <math.h>
 #include <stdio.h>
