@@ -77,32 +77,22 @@ __kernel void fft_multiply(__global double2 *planes, __global const double2 *spe
     *z = (double2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
 
-/* Work-item (xx, p * (T - 2 ry) + yy): the output at (x0 + xx, y0 + yy) of
- * plane p's tile and channel.  The inverse transform leaves T^2 times the
- * sum, a power of two, divided exactly; where the sums of the filter's
- * weights over integers lie on a grid of 1 / grid (dyadic weights, grid a
- * power of two, 0 for none), the sum is rounded to it first, so that exact
- * ties stay exact.  Float results: the transforms' error follows the tile's
- * norm, at most `reach` times the largest value (extent[height], fft_extent) over
- * 2 10^5, and a sum that small beside it could be made of terms too small
- * for the contract's 1e-5 of them, so it is made again directly, in double
- * (w: the filter's taps); a non-finite value makes every sum so. */
-__kernel void fft_scatter(__global const double *planes, __global dst_t *dst, int width,
-                          int height, int rx, int ry, int T, int tiles_x, int first, int count,
-                          double grid, double scale, double delta, __global const src_t *src,
-                          __global const double *w, __global const double *extent,
-                          double reach, double border_value)
+/* Output (x, y, c) from its plane's value v, T^2 times the sum: the
+ * inverse transform leaves that power of two, divided exactly; where the
+ * sums of the filter's weights over integers lie on a grid of 1 / grid
+ * (dyadic weights, grid a power of two, 0 for none), the sum is rounded to
+ * it first, so that exact ties stay exact.  Float results: the transforms'
+ * error follows the tile's norm, at most `reach` times the largest value
+ * (extent[height], fft_extent) over 2 10^5, and a sum that small beside it
+ * could be made of terms too small for the contract's 1e-5 of them, so it
+ * is made again directly, in double (w: the filter's taps); a non-finite
+ * value makes every sum so. */
+static inline dst_t scattered(double v, int T, double grid, double scale, double delta,
+                              __global const src_t *src, __global const double *w,
+                              __global const double *extent, double reach, double border_value,
+                              int width, int height, int rx, int ry, int x, int y, int c)
 {
-    int vx = T - 2 * rx, vy = T - 2 * ry;
-    int xx = get_global_id(0), pyy = get_global_id(1);
-    int p = pyy / vy, yy = pyy % vy;
-    if (xx >= vx || p >= count)
-        return;
-    int plane = first + p, tile = plane / CN, c = plane % CN;
-    int x = tile % tiles_x * vx + xx, y = tile / tiles_x * vy + yy;
-    if (x >= width || y >= height)
-        return;
-    double sum = planes[p * PLANE(T) + (size_t)(ry + yy) * (T + 2) + rx + xx] / ((double)T * T);
+    double sum = v / ((double)T * T);
     if (grid > 0)
         sum = (sum * grid + 0x1.8p52 - 0x1.8p52) / grid;
 #if DST_TYPE == 2
@@ -113,14 +103,88 @@ __kernel void fft_scatter(__global const double *planes, __global dst_t *dst, in
             int sy = border_index(y + j - ry, height);
             for (int i = 0; i <= 2 * rx; i++) {
                 int sx = border_index(x + i - rx, width);
-                double v = IS_PIXEL(sx) && IS_PIXEL(sy)
+                double s = IS_PIXEL(sx) && IS_PIXEL(sy)
                                ? (double)src[((size_t)sy * width + sx) * CN + c]
                                : border_value;
-                sum += w[j * (2 * rx + 1) + i] * v;
+                sum += w[j * (2 * rx + 1) + i] * s;
             }
         }
     }
 #endif
     acc_t r = scale * sum + delta;
-    dst[((size_t)y * width + x) * CN + c] = TO_DST(r);
+    return TO_DST(r);
 }
+
+#define SCATTER_ARGS                                                                       \
+    __global const double *planes, __global dst_t *dst, int width, int height, int rx, int ry, \
+        int T, int tiles_x, int first, int count, double grid, double scale, double delta,      \
+        __global const src_t *src, __global const double *w, __global const double *extent,   \
+        double reach, double border_value
+#define SCATTERED(v, c)                                                                   \
+    scattered(v, T, grid, scale, delta, src, w, extent, reach, border_value, width, height, rx, \
+              ry, x, y, c)
+
+/* Work-item (xx, p * (T - 2 ry) + yy): the output at (x0 + xx, y0 + yy) of
+ * plane p's tile and channel. */
+__kernel void fft_scatter(SCATTER_ARGS)
+{
+    int vx = T - 2 * rx, vy = T - 2 * ry;
+    int xx = get_global_id(0), pyy = get_global_id(1);
+    int p = pyy / vy, yy = pyy % vy;
+    if (xx >= vx || p >= count)
+        return;
+    int plane = first + p, tile = plane / CN, c = plane % CN;
+    int x = tile % tiles_x * vx + xx, y = tile / tiles_x * vy + yy;
+    if (x >= width || y >= height)
+        return;
+    double v = planes[p * PLANE(T) + (size_t)(ry + yy) * (T + 2) + rx + xx];
+    dst[((size_t)y * width + x) * CN + c] = SCATTERED(v, c);
+}
+
+#if CN == 2 || CN == 4
+/* CPUs, 2 or 4 channels, groups of whole tiles: a work-item a pixel, its
+ * channels' planes in turn, gathered from one load and scattered in one
+ * store, where one a value made strided single accesses.  Work-item
+ * (i, t * T + j): value i of row j of the group's tile t. */
+__kernel void fft_gather_px(__global const src_t *src, __global double *planes, int width,
+                            int height, int rx, int ry, int T, int tiles_x, int first, int count,
+                            double border_value)
+{
+    int i = get_global_id(0), tj = get_global_id(1);
+    int t = tj / T, j = tj % T;
+    if (i >= T || t * CN >= count)
+        return;
+    int tile = first / CN + t;
+    int x0 = tile % tiles_x * (T - 2 * rx), y0 = tile / tiles_x * (T - 2 * ry);
+    int sx = border_index(x0 - rx + i, width), sy = border_index(y0 - ry + j, height);
+    double v[CN];
+    if (IS_PIXEL(sx) && IS_PIXEL(sy))
+        CAT(vstore, CN)(LOAD_PIXEL(double, src + ((size_t)sy * width + sx) * CN), 0, v);
+    else
+        for (int c = 0; c < CN; c++)
+            v[c] = border_value;
+    for (int c = 0; c < CN; c++)
+        planes[(size_t)(t * CN + c) * PLANE(T) + (size_t)j * (T + 2) + i] = v[c];
+}
+
+/* Work-item (xx, t * (T - 2 ry) + yy): the pixel at (x0 + xx, y0 + yy) of
+ * the group's tile t. */
+__kernel void fft_scatter_px(SCATTER_ARGS)
+{
+    int vx = T - 2 * rx, vy = T - 2 * ry;
+    int xx = get_global_id(0), tyy = get_global_id(1);
+    int t = tyy / vy, yy = tyy % vy;
+    if (xx >= vx || t * CN >= count)
+        return;
+    int tile = first / CN + t;
+    int x = tile % tiles_x * vx + xx, y = tile / tiles_x * vy + yy;
+    if (x >= width || y >= height)
+        return;
+    dst_t r[CN];
+    for (int c = 0; c < CN; c++)
+        r[c] = SCATTERED(planes[(size_t)(t * CN + c) * PLANE(T) + (size_t)(ry + yy) * (T + 2) +
+                                rx + xx],
+                         c);
+    *(__global CAT(DST_NAME, CN) *)(dst + ((size_t)y * width + x) * CN) = CAT(vload, CN)(0, r);
+}
+#endif
