@@ -20,6 +20,14 @@ static inline double magnitude(double v)
     return v < 0 ? -v : v;
 }
 
+/* Channel c of pixel (sx, sy), border_index()'s answers, or the border's value. */
+static inline double source_value(__global const src_t *src, int width, int sx, int sy, int c,
+                                  double border_value)
+{
+    return IS_PIXEL(sx) && IS_PIXEL(sy) ? (double)src[((size_t)sy * width + sx) * CN + c]
+                                        : border_value;
+}
+
 /* Work-item (i, p * T + j): value i of row j of plane p. */
 __kernel void fft_gather(__global const src_t *src, __global double *planes, int width,
                          int height, int rx, int ry, int T, int tiles_x, int first, int count,
@@ -32,10 +40,8 @@ __kernel void fft_gather(__global const src_t *src, __global double *planes, int
     int plane = first + p, tile = plane / CN, c = plane % CN;
     int x0 = tile % tiles_x * (T - 2 * rx), y0 = tile / tiles_x * (T - 2 * ry);
     int sx = border_index(x0 - rx + i, width), sy = border_index(y0 - ry + j, height);
-    double v = IS_PIXEL(sx) && IS_PIXEL(sy)
-                   ? (double)src[((size_t)sy * width + sx) * CN + c]
-                   : border_value;
-    planes[p * PLANE(T) + (size_t)j * (T + 2) + i] = v;
+    planes[p * PLANE(T) + (size_t)j * (T + 2) + i] =
+        source_value(src, width, sx, sy, c, border_value);
 }
 
 /* Work-item y: the largest magnitude of row y's values, infinite where
@@ -103,10 +109,7 @@ static inline dst_t scattered(double v, int T, double grid, double scale, double
             int sy = border_index(y + j - ry, height);
             for (int i = 0; i <= 2 * rx; i++) {
                 int sx = border_index(x + i - rx, width);
-                double s = IS_PIXEL(sx) && IS_PIXEL(sy)
-                               ? (double)src[((size_t)sy * width + sx) * CN + c]
-                               : border_value;
-                sum += w[j * (2 * rx + 1) + i] * s;
+                sum += w[j * (2 * rx + 1) + i] * source_value(src, width, sx, sy, c, border_value);
             }
         }
     }

@@ -177,8 +177,8 @@ typedef struct {
     int acc_double;        /* accumulate in double to stay within the tolerance */
     int vec;               /* values a work-item computes (buffer, separable, box) */
     int local[2];          /* work-group size; 0 lets the runtime choose */
-    int tile[2];           /* tiled: its work-group; box tiles: the columns of a
-                              line, the rows scanned at once */
+    int tile[2];           /* box tiles: the columns of a line, the rows scanned
+                              at once */
     int cpu_shapes;        /* kernel shapes for a CPU, else for a GPU */
     int band;              /* box, fused separable: rows a work-item (box tiles: a
                               work-group) goes down */

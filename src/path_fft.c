@@ -229,7 +229,8 @@ void oclconv__fft_spectra_free(oclconv_context *ctx)
 #define GROUP_X 32
 
 /* Float results: the filter's taps in double for the sums made again
- * directly, and the image's largest magnitude, into *extent's last value
+ * directly (uploaded once and kept, as every path's weights), and the
+ * image's largest magnitude, into *extent's last value
  * (cl/fft.cl fft_row_extent, fft_extent); *first the first kernel's event. */
 static oclconv_status float_extent(oclconv_context *ctx, const oclconv__job *job,
                                    const oclconv__io *io, const char *options, cl_mem *taps,
@@ -243,11 +244,10 @@ static oclconv_status float_extent(oclconv_context *ctx, const oclconv__job *job
         s = oclconv__get_kernel(ctx, "fft", "fft_extent", options, &most);
     if (s != OCLCONV_OK)
         return s;
-    cl_mem t = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                              (size_t)f->width * (size_t)f->height * sizeof(double), f->weights,
-                              &err);
-    if (err != CL_SUCCESS)
-        return oclconv__cl_fail(ctx, err, "the filter's taps for the FFT path");
+    cl_mem t; /* doubles: the FFT's sums are (oclconv__precision()) */
+    s = oclconv__upload_weights(ctx, job, f->weights, (size_t)f->width * (size_t)f->height, &t);
+    if (s != OCLCONV_OK)
+        return s;
     cl_mem e = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, ((size_t)height + 1) * sizeof(double),
                               NULL, &err);
     if (err != CL_SUCCESS) {

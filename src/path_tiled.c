@@ -62,8 +62,8 @@ void oclconv__plan_tiled(const oclconv_context *ctx, oclconv__job *job)
     }
     job->vec = 4;
     job->band = rows;
-    job->local[0] = job->tile[0] = tx;
-    job->local[1] = job->tile[1] = ty;
+    job->local[0] = tx;
+    job->local[1] = ty;
 }
 
 oclconv_status oclconv__run_tiled(oclconv_context *ctx, const oclconv__job *job,
@@ -71,7 +71,7 @@ oclconv_status oclconv__run_tiled(oclconv_context *ctx, const oclconv__job *job,
 {
     char tile[64];
     int vec = job->vec, rows = job->band;
-    snprintf(tile, sizeof tile, " -DTX=%d -DTY=%d -DROWS=%d", job->tile[0], job->tile[1], rows);
+    snprintf(tile, sizeof tile, " -DTX=%d -DTY=%d -DROWS=%d", job->local[0], job->local[1], rows);
     size_t values = (size_t)job->src->width * (size_t)job->src->channels;
     return oclconv__run_direct(ctx, job, io, "tiled", "convolve_tiled", tile,
                                (values + (size_t)vec - 1) / (size_t)vec,

@@ -125,7 +125,6 @@ static oclconv_status runs_ok(oclconv_context *ctx, const oclconv__job *job)
     return OCLCONV_OK;
 }
 
-/* Tiles of 16x16 pixels, or 8x8 where the halo would not fit local memory. */
 static oclconv_status check_method(oclconv_context *ctx, oclconv__job *job)
 {
     switch (job->method) {
