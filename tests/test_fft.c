@@ -119,16 +119,17 @@ static void near_ties(oclconv_context *ctx, uint64_t *rng)
     }
 }
 
-/* AUTO's rules take the FFT for a random 31x31 filter on 8- and 16-bit
- * images, not on float ones, not for a 5x5 one, not for a disc (its runs);
- * forced, it refuses float images, NORMALIZE and filters wider than its
- * tiles, each with a message. */
+/* AUTO's rules take the FFT for a random 31x31 filter on every type, for
+ * a 27x27 one except on float images in GPU shapes (their direct sums
+ * hold out longer), not for a 5x5 one, not for a disc (its runs); forced,
+ * it refuses float images, NORMALIZE and filters wider than its tiles,
+ * each with a message. */
 static void choices(oclconv_context *ctx, uint64_t *rng)
 {
     oclconv_filter *large = filter_for(OCLCONV_METHOD_BUFFER, rng, 31, 31);
+    oclconv_filter *middle = filter_for(OCLCONV_METHOD_BUFFER, rng, 27, 27);
     oclconv_filter *small = filter_for(OCLCONV_METHOD_BUFFER, rng, 5, 5);
     const oclconv_type types[] = {OCLCONV_U8, OCLCONV_U16, OCLCONV_F32};
-    /* GPU shapes: the rules keep float results on the direct sum there. */
     const char *tune = getenv("OCLCONV_TUNE");
     int gpu_shapes = tune ? strcmp(tune, "gpu") == 0 : strcmp(other_shapes(ctx), "cpu") == 0;
     for (int t = 0; t < 3; t++) {
@@ -136,6 +137,8 @@ static void choices(oclconv_context *ctx, uint64_t *rng)
         oclconv_image dst = image_like(&src, types[t], 0);
         oclconv_options opt = options_for(OCLCONV_METHOD_AUTO, OCLCONV_BORDER_REFLECT, 0);
         ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst, large, &opt));
+        ASSERT_EQ(oclconv_last_method(ctx), OCLCONV_METHOD_FFT);
+        ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst, middle, &opt));
         ASSERT_EQ(oclconv_last_method(ctx) == OCLCONV_METHOD_FFT,
                   types[t] != OCLCONV_F32 || !gpu_shapes);
         ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst, small, &opt));
@@ -169,6 +172,7 @@ static void choices(oclconv_context *ctx, uint64_t *rng)
     image_free(&dst);
     oclconv_filter_destroy(wide);
     oclconv_filter_destroy(large);
+    oclconv_filter_destroy(middle);
     oclconv_filter_destroy(small);
 }
 
