@@ -49,7 +49,8 @@ enum { INT_PAIRS = sizeof int_pairs / sizeof *int_pairs };
 
 static void sweep(oclconv_context *ctx, uint64_t *rng)
 {
-    static const int shapes_runs[][2] = {{3, 3}, {7, 7}, {9, 5}, {1, 9}, {15, 15}, {5, 1}};
+    /* 21x19 and more rows: the CPU shapes' tall groups (src/path_runs.c). */
+    static const int shapes_runs[][2] = {{3, 3}, {7, 7}, {9, 5}, {1, 9}, {15, 15}, {5, 1}, {21, 19}};
     enum { N_SHAPES = sizeof shapes_runs / sizeof *shapes_runs };
     long cases = 0;
     for (int b = OCLCONV_BORDER_CLAMP; b <= OCLCONV_BORDER_NORMALIZE; b++)
@@ -60,7 +61,7 @@ static void sweep(oclconv_context *ctx, uint64_t *rng)
                     : b == OCLCONV_BORDER_CONSTANT ? 2
                     : b == OCLCONV_BORDER_NORMALIZE ? 3
                                                     : 0;
-            int cn = 1 + (p + k) % 4, shape = (int)(rng_next(rng) % N_SHAPES);
+            int cn = 1 + (p + k) % 4, shape = (b * INT_PAIRS + p) % N_SHAPES;
             int fw = shapes_runs[shape][0], fh = shapes_runs[shape][1];
             const type_pair *tp = &type_pairs[int_pairs[p]];
             oclconv_filter *f = few_level_filter(rng, (b + p) % KINDS, fw, fh);
