@@ -285,6 +285,28 @@ static void path_roundings(const oclconv__job *job, double *roundings, double *e
     }
 }
 
+/* The tiled path's row sums (cl/tiled.cl, ROW_SUMS), for integer images
+ * and results: each tap row summed in float, the rows' sums added in
+ * double, their total rounded to float once.  A row's roundings are of
+ * its own weights' size, which together are all of them, so the float
+ * roundings are at most the worst row's; with the conversion, the doubles'
+ * additions (FH of 2^-29 float units) and the scale and delta.  Whether
+ * that keeps the contract where one float sum would not. */
+static int row_sums_keep(const oclconv__job *job, double extra)
+{
+    const oclconv_filter *f = job->filter;
+    if (job->method != OCLCONV_METHOD_TILED || job->src->type == OCLCONV_F32 ||
+        job->dst->type == OCLCONV_F32 || job->opt.border == OCLCONV_BORDER_NORMALIZE)
+        return 0;
+    double most = 0;
+    for (int j = 0; j < f->height; j++)
+        most = fmax(most, pass_roundings(job, NULL, f->weights + (size_t)j * (size_t)f->width,
+                                         f->width));
+    double roundings = most + 1 + f->height * 0x1p-29 + !weights_are_floats(f) +
+                       (job->opt.scale != 1) + (job->opt.delta != 0);
+    return !needs_double(job, roundings, extra);
+}
+
 oclconv_status oclconv__precision(oclconv_context *ctx, oclconv__job *job)
 {
     double roundings, extra;
@@ -294,6 +316,8 @@ oclconv_status oclconv__precision(oclconv_context *ctx, oclconv__job *job)
     int want = (job->method == OCLCONV_METHOD_BOX && !job->sum_int) ||
                job->method == OCLCONV_METHOD_RUNS || job->method == OCLCONV_METHOD_FFT ||
                needs_double(job, roundings, extra) || out_of_range;
+    job->row_sums = want && ctx->facts.fp64 && !out_of_range && row_sums_keep(job, extra);
+    want = want && !job->row_sums;
     job->acc_double = ctx->facts.fp64 && want;
     if (out_of_range && !job->acc_double)
         return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,

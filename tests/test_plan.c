@@ -336,6 +336,45 @@ static void quad_boxes(void)
     }
 }
 
+/* The tiled path's row sums: for u8 results of random 2-D filters from
+ * 11x11 to 25x25, float sums where one sum's bound allows, else each tap
+ * row's in float and the rows' in double where the worst row's bound (and
+ * the total's rounding to float) allows, else double (u16 values); never
+ * on the buffer path or under NORMALIZE. */
+static void tiled_row_sums(oclconv_context *ctx, uint64_t *rng)
+{
+    int kinds[3] = {0, 0, 0};
+    for (int r = 5; r <= 12; r++) {
+        int n = 2 * r + 1;
+        float w[25 * 25];
+        for (int k = 0; k < n * n; k++)
+            w[k] = (float)rng_uniform(rng, r % 2 ? 0.01 : 0.5, 1.0) / (float)(n * n);
+        oclconv_filter *f;
+        ASSERT_OK(NULL, oclconv_filter_create(n, n, w, &f));
+        double rows = 0;
+        for (int j = 0; j < n; j++)
+            rows = fmax(rows, range_roundings(w, j * n, (j + 1) * n));
+        int whole = u8_wants_double(f, range_roundings(w, 0, n * n));
+        int kind = !whole ? 0 : !u8_wants_double(f, rows + 1 + n * 0x1p-29) ? 1 : 2;
+        oclconv__job job = plan_of(ctx, f, OCLCONV_U8, OCLCONV_U8, OCLCONV_METHOD_TILED,
+                                   OCLCONV_BORDER_CLAMP);
+        if (job.row_sums != (kind == 1) || job.acc_double != (kind == 2))
+            TEST_FAIL_("tiled u8 %dx%d: planned row sums %d, double %d; want %s", n, n,
+                       job.row_sums, job.acc_double,
+                       kind == 0 ? "float" : kind == 1 ? "row sums" : "double");
+        kinds[kind]++;
+        ASSERT_EQ(plan_of(ctx, f, OCLCONV_U8, OCLCONV_U8, OCLCONV_METHOD_BUFFER,
+                          OCLCONV_BORDER_CLAMP).row_sums, 0);
+        ASSERT_EQ(plan_of(ctx, f, OCLCONV_U8, OCLCONV_U8, OCLCONV_METHOD_TILED,
+                          OCLCONV_BORDER_NORMALIZE).row_sums, 0);
+        if (r == 7) /* 16-bit values: past what even the rows allow */
+            ASSERT_EQ(plan_of(ctx, f, OCLCONV_U16, OCLCONV_U16, OCLCONV_METHOD_TILED,
+                              OCLCONV_BORDER_CLAMP).acc_double, 1);
+        oclconv_filter_destroy(f);
+    }
+    ASSERT(kinds[0] > 0 && kinds[1] > 0); /* the sizes span both */
+}
+
 /* GPU 2-D filters from 5x5 to 15x15 run in local-memory tiles when AUTO
  * chooses (cl/tiled.cl): groups of 16 x 8 work-items of 4 values going
  * down 4 rows (float images 2) where the tile fits 48 KB, fewer rows of
@@ -397,6 +436,7 @@ int main(void)
     segment_trips();
     quad_boxes();
     two_d_tiles(&rng);
+    tiled_row_sums(&ctx, &rng);
     free(ctx.errmsg);
     return test_exit();
 }
