@@ -28,6 +28,14 @@ static oclconv_context fake_device(void)
     return ctx;
 }
 
+/* What planning on a made-up device left: its message, and the memory of
+ * calibrations (where OCLCONV_CALIBRATE does not turn them off). */
+static void release(oclconv_context *ctx)
+{
+    oclconv__calibration_free(ctx);
+    free(ctx->errmsg);
+}
+
 /* The same device of another type and local memory. */
 static oclconv_context fake_device_of(cl_device_type type, cl_ulong local_mem)
 {
@@ -233,7 +241,7 @@ static void chunk_buffers(void)
                        cases[i].r, (unsigned long long)cases[i].local_mem, job.fused,
                        job.equal_row, job.chunk_bufs, cases[i].bufs);
         oclconv_filter_destroy(f);
-        free(ctx.errmsg);
+        release(&ctx);
     }
     unsetenv("OCLCONV_TUNE");
 }
@@ -284,7 +292,7 @@ static void segment_trips(void)
                        others[i].channels, others[i].type, job.fused, job.hor_pad);
         oclconv_filter_destroy(f);
     }
-    free(ctx.errmsg);
+    release(&ctx);
 }
 
 /* GPU boxes of 8-bit RGBA up to 15x15 taps run in quads (cl/box.cl
@@ -332,7 +340,7 @@ static void quad_boxes(void)
                        (unsigned long long)cases[i].local_mem, oclconv_method_name(job.method),
                        job.fused, job.local[0], job.local[1], job.band);
         oclconv_filter_destroy(f);
-        free(ctx.errmsg);
+        release(&ctx);
     }
 }
 
@@ -421,7 +429,7 @@ static void two_d_tiles(uint64_t *rng)
                        (unsigned long long)cases[i].local_mem, oclconv_method_name(job.method),
                        job.local[0], job.local[1], job.band, job.vec);
         oclconv_filter_destroy(f);
-        free(ctx.errmsg);
+        release(&ctx);
     }
 }
 
@@ -437,6 +445,6 @@ int main(void)
     quad_boxes();
     two_d_tiles(&rng);
     tiled_row_sums(&ctx, &rng);
-    free(ctx.errmsg);
+    release(&ctx);
     return test_exit();
 }
