@@ -5,7 +5,8 @@
  * VEC values wide with no border test (on GPUs each source row's from its
  * window, loaded and converted once for all the work-item's rows that take
  * it); near the edges each value takes the general route through
- * border_index().
+ * border_index().  With ROW_SUMS (common.cl) each tap row's sum comes
+ * first, added to the others' in double.
  */
 
 __kernel void convolve_buffer(__global const src_t *src, __global dst_t *dst, int width,
@@ -22,17 +23,18 @@ __kernel void convolve_buffer(__global const src_t *src, __global dst_t *dst, in
     int inside_y = y0 + ROWS <= height &&
                    (!BORDER_HAS_OUTSIDE || (y0 >= RY && y0 + ROWS - 1 + RY < height));
     if (inside_x && inside_y) {
-        accv_t sum[ROWS];
+        totalv_t total[ROWS];
 #pragma unroll
         for (int k = 0; k < ROWS; k++)
-            sum[k] = 0;
+            total[k] = 0;
         /* Decided once, outside the loop over rows: decided inside it,
          * u8 gray r1 measured 0.73-0.88x on NVIDIA. */
         if (window_fits(src, rowlen, v0)) {
 #if ROWS == 1
             for (int j = 0; j < FH; j++) {
                 int sy = border_index(y0 + j - RY, height);
-                sum[0] = window_taps(sum[0], src + (size_t)sy * rowlen, v0, w + j * FW);
+                IN_ROW_V(total[0], row,
+                         row = window_taps(row, src + (size_t)sy * rowlen, v0, w + j * FW));
             }
 #else
             /* Source row t of the ROWS + FH - 1 the work-item reads is tap
@@ -48,7 +50,7 @@ __kernel void convolve_buffer(__global const src_t *src, __global dst_t *dst, in
 #pragma unroll
                 for (int k = 0; k < ROWS; k++)
                     if (t - k >= 0 && t - k < FH)
-                        WINDOW_TAPS(sum[k], win, w + (t - k) * FW);
+                        IN_ROW_V(total[k], row, WINDOW_TAPS(row, win, w + (t - k) * FW));
             }
 #endif
         } else {
@@ -56,10 +58,16 @@ __kernel void convolve_buffer(__global const src_t *src, __global dst_t *dst, in
                 for (int j = 0; j < FH; j++) {
                     __global const src_t *p =
                         src + (size_t)border_index(y0 + k + j - RY, height) * rowlen + v0 - RX * CN;
-                    for (int i = 0; i < FW; i++)
-                        sum[k] += w[j * FW + i] * LOAD_V(p + i * CN);
+                    IN_ROW_V(total[k], row, {
+                        for (int i = 0; i < FW; i++)
+                            row += w[j * FW + i] * LOAD_V(p + i * CN);
+                    });
                 }
         }
+        accv_t sum[ROWS];
+#pragma unroll
+        for (int k = 0; k < ROWS; k++)
+            sum[k] = TOTAL_ACC_V(total[k]);
         store_rows(sum, scale, delta, dst + (size_t)y0 * rowlen + v0, rowlen);
         return;
     }

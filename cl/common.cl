@@ -123,6 +123,45 @@ typedef CAT(DST_NAME, VEC) dstv_t;
 #define STORE_ACC_V(v, p) CAT(vstore, VEC)(v, 0, p)
 #endif
 
+/* ROW_SUMS (src/precision.c row_sums_keep(), the buffer and tiled paths):
+ * a 2-D filter's sums each tap row's in float, the rows' sums in double,
+ * where one float sum of all the taps could miss the contract and double
+ * sums throughout would run at the device's double rate.  IN_ROW(total,
+ * row, body) and IN_ROW_V for vectors: body adds one tap row into `row`;
+ * without ROW_SUMS `row` is `total` itself, every sum in the order of one. */
+#if ROW_SUMS
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double total_t;
+#if VEC > 1
+typedef CAT(double, VEC) totalv_t;
+#define TOTAL_V(v) CAT(convert_double, VEC)(v)
+#define TOTAL_ACC_V(t) CAT(convert_, CAT(ACC_NAME, VEC))(t)
+#else
+typedef double totalv_t;
+#define TOTAL_V(v) ((double)(v))
+#define TOTAL_ACC_V(t) ((acc_t)(t))
+#endif
+#define ROW_INTO(T, CVT, total, row, body)                                     \
+    do {                                                                       \
+        T row = 0;                                                             \
+        body;                                                                  \
+        total += CVT(row);                                                     \
+    } while (0)
+#else
+typedef acc_t total_t;
+typedef accv_t totalv_t;
+#define TOTAL_V(v) (v)
+#define TOTAL_ACC_V(t) (t)
+#define ROW_INTO(T, CVT, total, row, body)                                     \
+    do {                                                                       \
+        T row = total;                                                         \
+        body;                                                                  \
+        total = row;                                                           \
+    } while (0)
+#endif
+#define IN_ROW(total, row, body) ROW_INTO(acc_t, (total_t), total, row, body)
+#define IN_ROW_V(total, row, body) ROW_INTO(accv_t, TOTAL_V, total, row, body)
+
 /* Weights live in __constant memory unless they exceed the device's limit,
  * or in the kernel's arguments (TAPS_BY_VALUE), which the helpers below
  * then reach through a private pointer. */
@@ -444,20 +483,24 @@ static inline void store_rows(const accv_t *sum, acc_t scale, acc_t delta, __glo
 static inline dst_t value_2d(__global const src_t *src, int width, int height, int x, int y, int c,
                       WEIGHTS w, acc_t border_value, acc_t scale, acc_t delta, acc_t wsum)
 {
-    acc_t sum = 0, win = 0;
+    total_t total = 0;
+    acc_t win = 0;
     for (int j = 0; j < FH; j++) {
         int sy = border_index(y + j - RY, height);
-        for (int i = 0; i < FW; i++) {
-            int sx = border_index(x + i - RX, width);
-            acc_t wt = w[j * FW + i];
-            if (sx >= 0 && sy >= 0) {
-                sum += wt * (acc_t)src[((size_t)sy * width + sx) * CN + c];
-                win += wt;
-            } else {
-                sum += wt * border_value;
+        IN_ROW(total, sum, {
+            for (int i = 0; i < FW; i++) {
+                int sx = border_index(x + i - RX, width);
+                acc_t wt = w[j * FW + i];
+                if (sx >= 0 && sy >= 0) {
+                    sum += wt * (acc_t)src[((size_t)sy * width + sx) * CN + c];
+                    win += wt;
+                } else {
+                    sum += wt * border_value;
+                }
             }
-        }
+        });
     }
-    return finish_value(sum, window_2d(win, wsum, x, y, width, height), wsum, scale, delta);
+    return finish_value((acc_t)total, window_2d(win, wsum, x, y, width, height), wsum, scale,
+                        delta);
 }
 #endif

@@ -7,7 +7,7 @@
  * of 4) besides common.cl's macros; src/path_tiled.c sizes the tile to the
  * device's local memory.  Each output adds its tap rows in order, each
  * row's taps in order, as the buffer kernel does: the same sums (with
- * ROW_SUMS, below, each row's sum is its own first).
+ * ROW_SUMS, common.cl, each row's sum is its own first).
  */
 #define TILE_V (TX * VEC)                /* values of a tile row */
 #define TILE_W (TILE_V + 2 * WIN_PAD)    /* values of a tile row with its halo */
@@ -15,25 +15,6 @@
 #define TILE_WIN (VEC + 2 * WIN_PAD)     /* a work-item's window of a row */
 
 typedef CAT(ACC_NAME, 4) acc4_t;
-
-/* ROW_SUMS (src/precision.c): each tap row's sum in float, the rows' sums
- * in double, where one float sum of all the taps could miss the contract
- * and double sums throughout would run at the device's double rate. */
-#if ROW_SUMS
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-typedef CAT(double, VEC) totalv_t;
-#define ROW_TAPS(total, win, w)                                                \
-    do {                                                                       \
-        accv_t row_ = 0;                                                       \
-        TILE_TAPS(row_, win, w);                                               \
-        total += CAT(convert_double, VEC)(row_);                               \
-    } while (0)
-#define TOTAL_ACC(t) CAT(convert_, CAT(ACC_NAME, VEC))(t)
-#else
-typedef accv_t totalv_t;
-#define ROW_TAPS(total, win, w) TILE_TAPS(total, win, w)
-#define TOTAL_ACC(t) (t)
-#endif
 
 /* The source's values gv .. gv + 3 of row y (a multiple of 4 from the
  * tile's first), through the border where they pass the image.  The tile
@@ -110,7 +91,7 @@ convolve_tiled(__global const src_t *src, __global dst_t *dst, int width, int he
     for (int j = 0; j < FH; j++) {
         acc_t win[TILE_WIN];
         tile_window(win, first + j * (TILE_W / 4));
-        ROW_TAPS(total[0], win, w + j * FW);
+        IN_ROW_V(total[0], row, TILE_TAPS(row, win, w + j * FW));
     }
 #else
     /* Tile row t is tap row t - k of output row k (see convolve_buffer). */
@@ -121,13 +102,13 @@ convolve_tiled(__global const src_t *src, __global dst_t *dst, int width, int he
 #pragma unroll
         for (int k = 0; k < ROWS; k++)
             if (t - k >= 0 && t - k < FH)
-                ROW_TAPS(total[k], win, w + (t - k) * FW);
+                IN_ROW_V(total[k], row, TILE_TAPS(row, win, w + (t - k) * FW));
     }
 #endif
     accv_t sum[ROWS];
 #pragma unroll
     for (int k = 0; k < ROWS; k++)
-        sum[k] = TOTAL_ACC(total[k]);
+        sum[k] = TOTAL_ACC_V(total[k]);
     __global dst_t *out = dst + (size_t)y0 * rowlen + v0;
     if (v0 + VEC <= rowlen && y0 + ROWS <= height) {
         store_rows(sum, scale, delta, out, rowlen);

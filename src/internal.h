@@ -175,7 +175,7 @@ typedef struct {
     oclconv_method method; /* the path chosen */
     oclconv_choice choice; /* and how */
     int acc_double;        /* accumulate in double to stay within the tolerance */
-    int row_sums;          /* tiled 2-D sums: each tap row's in float, the rows' in double */
+    int row_sums;          /* 2-D direct sums: each tap row's in float, the rows' in double */
     int vec;               /* values a work-item computes (buffer, separable, box) */
     int local[2];          /* work-group size; 0 lets the runtime choose */
     int tile[2];           /* box tiles: the columns of a line, the rows scanned

@@ -15,7 +15,8 @@ oclconv_status oclconv__run_direct(oclconv_context *ctx, const oclconv__job *job
     char options[512];
     oclconv__common_options(ctx, job, options, sizeof options);
     size_t used = strlen(options);
-    snprintf(options + used, sizeof options - used, "%s", extra_options);
+    snprintf(options + used, sizeof options - used, " -DROW_SUMS=%d%s", job->row_sums,
+             extra_options);
     cl_kernel k;
     oclconv_status s = oclconv__get_kernel(ctx, source, kernel, options, &k);
     cl_mem weights = NULL;

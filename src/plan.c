@@ -499,7 +499,7 @@ static void plan_buffer_rows(const oclconv_context *ctx, oclconv__job *job)
     size_t taps = (size_t)f->width * (size_t)f->height;
     job->taps_by_value = oclconv__taps_fit(ctx, job, taps);
     job->band = 1;
-    if (job->acc_double || f->width > 15 || f->height > 15)
+    if (job->acc_double || job->row_sums || f->width > 15 || f->height > 15)
         return;
     if (job->src->type == OCLCONV_U8) {
         job->band = taps <= 121 ? 4 : 2;

@@ -349,10 +349,10 @@ static void normalize_tiny_centre(oclconv_context *ctx, oclconv_method method, u
  * the other device type's (OCLCONV_TUNE) all but the worked example and
  * the huge filter. */
 /* Random 13x13 and 15x15 filters of positive weights on 8-bit images, past
- * what one float sum's bound allows: the tiled path sums each tap row in
- * float and the rows' sums in double (test_plan pins that choice), under
- * four borders, 1, 2 and 4 channels, every size and 67x45. */
-static void tiled_row_sums(oclconv_context *ctx, uint64_t *rng)
+ * what one float sum's bound allows: the tiled and buffer paths sum each
+ * tap row in float and the rows' sums in double (test_plan pins that
+ * choice), under four borders, 1, 2 and 4 channels, every size and 67x45. */
+static void row_sums(oclconv_context *ctx, oclconv_method m, uint64_t *rng)
 {
     static const struct {
         oclconv_border border;
@@ -369,23 +369,21 @@ static void tiled_row_sums(oclconv_context *ctx, uint64_t *rng)
             w[k] = (float)rng_uniform(rng, 0.01, 1.0) / (float)(n * n);
         oclconv_filter *f;
         ASSERT_OK(NULL, oclconv_filter_create(n, n, w, &f));
-        oclconv_options opt = options_for(OCLCONV_METHOD_TILED, cases[c].border,
-                                          (float)rng_uniform(rng, 0, 255));
+        oclconv_options opt = options_for(m, cases[c].border, (float)rng_uniform(rng, 0, 255));
         if (cases[c].border == OCLCONV_BORDER_CONSTANT) {
             opt.scale = 1.5f;
             opt.delta = -3.25f;
         }
-        count += check_sizes(ctx, rng, "tiled row sums", &type_pairs[0], cases[c].cn, f, &opt,
-                             67, 45);
+        count += check_sizes(ctx, rng, "row sums", &type_pairs[0], cases[c].cn, f, &opt, 67, 45);
         oclconv_filter_destroy(f);
     }
-    printf("tiled row sums: %ld cases\n", count);
+    printf("row sums: %ld cases\n", count);
 }
 
 static void path_cases(oclconv_context *ctx, oclconv_method m, uint64_t *rng, int own_shapes)
 {
-    if (m == OCLCONV_METHOD_TILED)
-        tiled_row_sums(ctx, rng);
+    if (m == OCLCONV_METHOD_TILED || m == OCLCONV_METHOD_BUFFER)
+        row_sums(ctx, m, rng);
     if (own_shapes && m != OCLCONV_METHOD_BOX) /* the example's filter is no box */
         worked_example(ctx, m);
     conversions(ctx, m);

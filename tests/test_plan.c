@@ -182,8 +182,9 @@ static void separable_boxes(oclconv_context *ctx)
 }
 
 /* A 2-D filter (rank above one) of positive weights: an 8-bit result
- * counts the partial sums in row order, a float one every tap, and under
- * NORMALIZE, whose in-image taps are a rectangle, every tap twice. */
+ * counts the partial sums in row order (past its bound: double, or row
+ * sums, row_sums() below), a float one every tap, and under NORMALIZE,
+ * whose in-image taps are a rectangle, every tap twice. */
 static void two_d(oclconv_context *ctx, uint64_t *rng)
 {
     for (int r = 1; r <= 7; r++) {
@@ -199,8 +200,10 @@ static void two_d(oclconv_context *ctx, uint64_t *rng)
         double u = 0x1p-24 * 1.01, tail = 0; /* the weights' rounding to floats */
         for (size_t k = 0; k < (size_t)n; k++)
             tail = (float)f->weights[k] == f->weights[k] ? tail : 1;
-        int u8 = plans_double(ctx, f, OCLCONV_U8, OCLCONV_U8, OCLCONV_METHOD_BUFFER,
-                              OCLCONV_BORDER_CLAMP);
+        /* Past one float sum's bound: double, or the rows' sums in it. */
+        oclconv__job u8_job = plan_of(ctx, f, OCLCONV_U8, OCLCONV_U8, OCLCONV_METHOD_BUFFER,
+                                      OCLCONV_BORDER_CLAMP);
+        int u8 = u8_job.acc_double || u8_job.row_sums;
         int f32 = plans_double(ctx, f, OCLCONV_F32, OCLCONV_F32, OCLCONV_METHOD_BUFFER,
                                OCLCONV_BORDER_CLAMP);
         int norm = plans_double(ctx, f, OCLCONV_U8, OCLCONV_U8, OCLCONV_METHOD_BUFFER,
@@ -344,12 +347,12 @@ static void quad_boxes(void)
     }
 }
 
-/* The tiled path's row sums: for u8 results of random 2-D filters from
- * 11x11 to 25x25, float sums where one sum's bound allows, else each tap
- * row's in float and the rows' in double where the worst row's bound (and
- * the total's rounding to float) allows, else double (u16 values); never
- * on the buffer path or under NORMALIZE. */
-static void tiled_row_sums(oclconv_context *ctx, uint64_t *rng)
+/* The direct paths' row sums: for u8 results of random 2-D filters from
+ * 11x11 to 25x25 on the tiled and buffer paths, float sums where one sum's
+ * bound allows, else each tap row's in float and the rows' in double where
+ * the worst row's bound (and the total's rounding to float) allows, else
+ * double (u16 values); never under NORMALIZE. */
+static void row_sums(oclconv_context *ctx, uint64_t *rng)
 {
     int kinds[3] = {0, 0, 0};
     for (int r = 5; r <= 12; r++) {
@@ -367,12 +370,13 @@ static void tiled_row_sums(oclconv_context *ctx, uint64_t *rng)
         oclconv__job job = plan_of(ctx, f, OCLCONV_U8, OCLCONV_U8, OCLCONV_METHOD_TILED,
                                    OCLCONV_BORDER_CLAMP);
         if (job.row_sums != (kind == 1) || job.acc_double != (kind == 2))
-            TEST_FAIL_("tiled u8 %dx%d: planned row sums %d, double %d; want %s", n, n,
+            TEST_FAIL_("u8 %dx%d in tiles: planned row sums %d, double %d; want %s", n, n,
                        job.row_sums, job.acc_double,
                        kind == 0 ? "float" : kind == 1 ? "row sums" : "double");
         kinds[kind]++;
-        ASSERT_EQ(plan_of(ctx, f, OCLCONV_U8, OCLCONV_U8, OCLCONV_METHOD_BUFFER,
-                          OCLCONV_BORDER_CLAMP).row_sums, 0);
+        oclconv__job buffer = plan_of(ctx, f, OCLCONV_U8, OCLCONV_U8, OCLCONV_METHOD_BUFFER,
+                                      OCLCONV_BORDER_CLAMP);
+        ASSERT(buffer.row_sums == job.row_sums && buffer.acc_double == job.acc_double);
         ASSERT_EQ(plan_of(ctx, f, OCLCONV_U8, OCLCONV_U8, OCLCONV_METHOD_TILED,
                           OCLCONV_BORDER_NORMALIZE).row_sums, 0);
         if (r == 7) /* 16-bit values: past what even the rows allow */
@@ -444,7 +448,7 @@ int main(void)
     segment_trips();
     quad_boxes();
     two_d_tiles(&rng);
-    tiled_row_sums(&ctx, &rng);
+    row_sums(&ctx, &rng);
     release(&ctx);
     return test_exit();
 }
