@@ -55,12 +55,18 @@ int oclconv__runs_pay(const oclconv_filter *f, int cpu_shapes)
 
 /* CPUs, filters of more than 17 rows: the sums' groups 8 x 16 work-items,
  * whose rows' windows share their prefix rows while a thread runs the
- * group, not one row of 16, whose window of a 1 KB slice of each of 2 ry + 1
- * prefix rows outgrows the L1 cache (PoCL, 2-core EPYC, 4K discs, kernel
- * time, best of 5 alternating: u8 gray r11 1.18x, r15 1.35x, r31 1.11x,
- * 2 channels r15 1.19x, RGBA8 r15 1.45x; r7 0.94x and RGBA8 r7 0.97x keep
- * the row). */
-#define TALL_FROM_RY 9
+ * group, not the planner's row of 16, whose window of a 1 KB slice of each
+ * of 2 ry + 1 prefix rows outgrows the L1 cache (PoCL, 2-core EPYC, 4K
+ * discs, kernel time, best of 5 alternating: u8 gray r11 1.18x, r15 1.35x,
+ * r31 1.11x, 2 channels r15 1.19x, RGBA8 r15 1.45x; r7 0.94x and RGBA8 r7
+ * 0.97x keep the row). */
+void oclconv__plan_runs(oclconv__job *job)
+{
+    if (job->cpu_shapes && job->filter->height / 2 >= 9) {
+        job->local[0] = 8;
+        job->local[1] = 16;
+    }
+}
 
 static int compare_doubles(const void *a, const void *b)
 {
@@ -136,7 +142,6 @@ oclconv_status oclconv__run_runs(oclconv_context *ctx, const oclconv__job *job,
     cl_int width = job->src->width, height = job->src->height, rx = f->width / 2,
            ry = f->height / 2, levels = 0, runs = 0;
     size_t cn = (size_t)job->src->channels, bytes = 0;
-    int tall = job->cpu_shapes && ry >= TALL_FROM_RY;
     char options[512];
     oclconv__common_options(ctx, job, options, sizeof options);
     cl_kernel prefix, sum;
@@ -168,9 +173,9 @@ oclconv_status oclconv__run_runs(oclconv_context *ctx, const oclconv__job *job,
     if (s == OCLCONV_OK)
         s = oclconv__run_2d_local(ctx, job, prefix, (size_t)height, 1, PREFIX_ROWS, 1);
     if (s == OCLCONV_OK)
-        s = oclconv__run_2d_local(ctx, job, sum, ((size_t)width * cn + (size_t)job->vec - 1) /
-                                                     (size_t)job->vec,
-                                  (size_t)height, tall ? 8 : job->local[0], tall ? 16 : job->local[1]);
+        s = oclconv__run_2d(ctx, job, sum, ((size_t)width * cn + (size_t)job->vec - 1) /
+                                               (size_t)job->vec,
+                            (size_t)height);
     if (table)
         clReleaseMemObject(table);
     return s;

@@ -578,6 +578,8 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
     /* One program of runs or of FFT tiles serves every filter: radii as arguments. */
     if (job->method == OCLCONV_METHOD_RUNS || job->method == OCLCONV_METHOD_FFT)
         job->radius_args = 1;
+    if (job->method == OCLCONV_METHOD_RUNS)
+        oclconv__plan_runs(job);
     oclconv__range_shifts(job);
     return OCLCONV_OK;
 }

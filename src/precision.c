@@ -248,13 +248,18 @@ static int weights_are_floats(const oclconv_filter *f)
     return 1;
 }
 
+/* Scale and delta round once each. */
+static double tail_roundings(const oclconv__job *job)
+{
+    return (job->opt.scale != 1) + (job->opt.delta != 0);
+}
+
 /* The roundings the planned path makes and the known error of its
  * weights, as needs_double() counts them. */
 static void path_roundings(const oclconv__job *job, double *roundings, double *extra)
 {
     const oclconv_filter *f = job->filter;
-    /* Scale and delta round once each. */
-    double tail = (job->opt.scale != 1) + (job->opt.delta != 0);
+    double tail = tail_roundings(job);
     *extra = 0;
     switch (job->method) {
     case OCLCONV_METHOD_SEPARABLE:
@@ -288,24 +293,24 @@ static void path_roundings(const oclconv__job *job, double *roundings, double *e
 /* The direct 2-D paths' row sums (cl/buffer.cl and cl/tiled.cl,
  * ROW_SUMS), for integer images and results: each tap row summed in
  * float, the rows' sums added in double, their total rounded to float
- * once.  A row's roundings are of
- * its own weights' size, which together are all of them, so the float
- * roundings are at most the worst row's; with the conversion, the doubles'
- * additions (FH of 2^-29 float units) and the scale and delta.  Whether
- * that keeps the contract where one float sum would not. */
+ * once.  A row's roundings are of its own weights' size, which together
+ * are all of them, so the float roundings are at most the worst row's;
+ * with the conversion, the doubles' additions (FH of 2^-29 float units)
+ * and the scale and delta.  Whether that keeps the contract where one
+ * float sum would not. */
 static int row_sums_keep(const oclconv__job *job, double extra)
 {
     const oclconv_filter *f = job->filter;
     if ((job->method != OCLCONV_METHOD_TILED && job->method != OCLCONV_METHOD_BUFFER) ||
-        job->src->type == OCLCONV_F32 ||
-        job->dst->type == OCLCONV_F32 || job->opt.border == OCLCONV_BORDER_NORMALIZE)
+        job->src->type == OCLCONV_F32 || job->dst->type == OCLCONV_F32 ||
+        job->opt.border == OCLCONV_BORDER_NORMALIZE)
         return 0;
     double most = 0;
     for (int j = 0; j < f->height; j++)
         most = fmax(most, pass_roundings(job, NULL, f->weights + (size_t)j * (size_t)f->width,
                                          f->width));
-    double roundings = most + 1 + f->height * 0x1p-29 + !weights_are_floats(f) +
-                       (job->opt.scale != 1) + (job->opt.delta != 0);
+    double roundings =
+        most + 1 + f->height * 0x1p-29 + !weights_are_floats(f) + tail_roundings(job);
     return !needs_double(job, roundings, extra);
 }
 
