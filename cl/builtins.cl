@@ -84,6 +84,9 @@ BI_SELECTS(float, int, uint)
     BI_LDEXP(, T) BI_LDEXP(2, T) BI_LDEXP(3, T) BI_LDEXP(4, T) BI_LDEXP(8, T) BI_LDEXP(16, T)
 BI_LDEXPS(float)
 
+/* shuffle2 of two float vectors of 16 by lane indices (6.12.12). */
+float16 BI_CONST shuffle2(float16, float16, uint16);
+
 /* vloadN and vstoreN (6.12.7): from constant memory, and from and to the
  * generic address space where the language has one (OpenCL C 3.0 on PoCL
  * 5), else each named one; opencl-c-base.h defines which. */

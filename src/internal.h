@@ -205,6 +205,9 @@ typedef struct {
 
 /* How a two-pass path runs: through a scratch image, or fused down bands
  * of rows in private memory (CPUs), or over tiles in local memory (GPUs). */
+/* The most rows a separable filter's column may have for the CPU bands
+ * (cl/separable_cpu.cl), whose ring of row passes grows with it. */
+#define OCLCONV_BAND_TAPS 65
 #define OCLCONV_FUSED_NO 0
 #define OCLCONV_FUSED_BANDS 1
 #define OCLCONV_FUSED_TILES 2
@@ -270,6 +273,9 @@ double oclconv__max_input(const oclconv__job *job);
 int oclconv__float_rescale_finite(const oclconv_filter *f);
 /* Whether n taps are all the same (a box's). */
 int oclconv__taps_equal(const float *w, int n);
+/* Whether the CPU bands add a separable pass's taps w[i] and w[n - 1 - i]
+ * in pairs: integer sources, symmetric taps (src/precision.c). */
+int oclconv__paired_pass(const oclconv__job *job, const float *w, int n);
 
 /* ---- calibrate.c ----------------------------------------------------------- */
 /* AUTO's measured path for the job's class (job->method holds the rules'

@@ -69,8 +69,11 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
     int slide_x = job->cpu_shapes ? 0 : OCLCONV_SLIDE_X;
     /* Bands prefetch their rows on CPU devices only (cl/separable_cpu.cl). */
     if (job->fused == OCLCONV_FUSED_BANDS)
-        snprintf(options + used, sizeof options - used, " -DBAND=%d -DCHUNKS=%zu -DPREFETCH=%d",
-                 job->band, chunks, (ctx->facts.type & CL_DEVICE_TYPE_CPU) != 0);
+        snprintf(options + used, sizeof options - used,
+                 " -DBAND=%d -DCHUNKS=%zu -DPREFETCH=%d -DSYM_ROW=%d -DSYM_COL=%d", job->band,
+                 chunks, (ctx->facts.type & CL_DEVICE_TYPE_CPU) != 0,
+                 oclconv__paired_pass(job, job->filter->row, job->filter->width),
+                 oclconv__paired_pass(job, job->filter->col, job->filter->height));
     else if (job->fused == OCLCONV_FUSED_TILES)
         snprintf(options + used, sizeof options - used,
                  " -DTILE_W=%d -DTILE_H=%d -DPY=%d -DEQUAL_ROW=%d -DEQUAL_COL=%d -DCHUNK_BUFS=%d"

@@ -557,7 +557,7 @@ oclconv_status oclconv__plan(oclconv_context *ctx, oclconv__job *job)
     if (cpu) {
         /* A band's row pass stays in cache and the scratch image goes; its
          * private buffer grows with the column radius, so only up to 32. */
-        if (job->method == OCLCONV_METHOD_BOX || job->filter->height <= 65)
+        if (job->method == OCLCONV_METHOD_BOX || job->filter->height <= OCLCONV_BAND_TAPS)
             job->fused = OCLCONV_FUSED_BANDS;
         job->radius_args = job->method == OCLCONV_METHOD_BOX;
         /* Taller bands recompute fewer halo rows: 1.1-1.2x at r7 and r15

@@ -119,6 +119,68 @@ static double pass_roundings(const oclconv__job *job, const float *wf, const dou
     return fmin(most, crude);
 }
 
+int oclconv__paired_pass(const oclconv__job *job, const float *w, int n)
+{
+    if (!job->cpu_shapes || job->src->type == OCLCONV_F32 ||
+        job->method != OCLCONV_METHOD_SEPARABLE || job->filter->height > OCLCONV_BAND_TAPS)
+        return 0;
+    for (int i = 0; i < n / 2; i++)
+        if (w[i] != w[n - 1 - i])
+            return 0;
+    return 1;
+}
+
+/* The roundings of the taps a .. b - 1 (the centre among them) of a pass
+ * that the CPU bands add in pairs (cl/separable_cpu.cl SUM_PAIRED): pair
+ * j's two values added (exact where one is a zero outside the image or
+ * the values are a row pass's integers, else rounded once), weighed, and
+ * added to the sum of the pairs outside it, which rounds by at most u X
+ * Q_j, Q_j the magnitudes' sum of the range's taps of pairs 0 .. j; the
+ * centre tap last.  In units of u X the range's magnitudes' sum. */
+static double paired_range(const float *w, int n, int a, int b, int column)
+{
+    double all = 0, outside = 0, sums = 0;
+    int pairs = 0;
+    for (int k = a; k < b; k++)
+        all += fabs(w[k]);
+    for (int j = 0; j < n / 2; j++) {
+        int first = j >= a && w[j] != 0, last = n - 1 - j < b && w[n - 1 - j] != 0;
+        if (first || last) {
+            outside += (first ? fabs(w[j]) : 0) + (last ? fabs(w[n - 1 - j]) : 0);
+            sums += outside;
+            pairs |= first && last;
+        }
+    }
+    if (w[n / 2] != 0)
+        sums += all;
+    return all > 0 ? 1 + (column && pairs) + sums / all : 0;
+}
+
+/* pass_roundings() for a pass added in pairs: the whole range, or under
+ * NORMALIZE the worst in-image range with its rescale's 4; at most n and
+ * the column's pair sums, what any order gives, and that for float
+ * results and passes of more than 129 taps. */
+static double paired_roundings(const oclconv__job *job, const float *w, int n, int column)
+{
+    int normalize = job->opt.border == OCLCONV_BORDER_NORMALIZE;
+    double crude = (normalize ? n + 4.0 : n) + column, most = 0;
+    if (job->dst->type == OCLCONV_F32 || n > 129)
+        return crude;
+    for (int a = 0; a <= (normalize ? n / 2 : 0); a++)
+        for (int b = normalize ? n / 2 + 1 : n; b <= n; b++) {
+            double r = paired_range(w, n, a, b, column);
+            most = fmax(most, normalize && b - a < n ? r + 4 : r);
+        }
+    return fmin(most, crude);
+}
+
+/* A separable pass's roundings, in tap order or in the CPU bands' pairs. */
+static double separable_pass(const oclconv__job *job, const float *w, int n, int column)
+{
+    return oclconv__paired_pass(job, w, n) ? paired_roundings(job, w, n, column)
+                                           : pass_roundings(job, w, NULL, n);
+}
+
 /* The bound on how far a path's sums can move an integer result, for
  * sums rounding by u: `roundings` counts every rounding it makes on the
  * way, in units of u X sum|w| as above (passes, scratch stores, scale,
@@ -263,8 +325,8 @@ static void path_roundings(const oclconv__job *job, double *roundings, double *e
     *extra = 0;
     switch (job->method) {
     case OCLCONV_METHOD_SEPARABLE:
-        *roundings = pass_roundings(job, f->row, NULL, f->width) +
-                     pass_roundings(job, f->col, NULL, f->height) + tail;
+        *roundings = separable_pass(job, f->row, f->width, 0) +
+                     separable_pass(job, f->col, f->height, 1) + tail;
         *extra = f->separable_error;
         return;
     case OCLCONV_METHOD_BOX:

@@ -55,10 +55,14 @@ oclconv_filter *filter_for(oclconv_method method, uint64_t *rng, int fw, int fh)
     } else if (method == OCLCONV_METHOD_SEPARABLE) {
         float row[9], col[9], w[81];
         double rs = 0, cs = 0;
+        /* Half of them symmetric, whose taps the CPU bands add in pairs. */
+        int mirrored = (int)(rng_next(rng) % 2);
         for (int i = 0; i < fw; i++)
-            rs += row[i] = (float)rng_uniform(rng, -0.2, 1.0);
+            rs += row[i] = mirrored && i > fw / 2 ? row[fw - 1 - i]
+                                                  : (float)rng_uniform(rng, -0.2, 1.0);
         for (int j = 0; j < fh; j++)
-            cs += col[j] = (float)rng_uniform(rng, -0.2, 1.0);
+            cs += col[j] = mirrored && j > fh / 2 ? col[fh - 1 - j]
+                                                  : (float)rng_uniform(rng, -0.2, 1.0);
         for (int i = 0; i < fw; i++)
             row[i] = (float)(row[i] / rs);
         for (int j = 0; j < fh; j++)

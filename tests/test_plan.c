@@ -110,6 +110,46 @@ static double pass_bound(const float *w, int n, int normalize)
     return fmin(most, n + 4.0);
 }
 
+/* The roundings of taps a .. b - 1 of a symmetric pass that the CPU bands
+ * add in pairs, from the outside in and the centre last: the products
+ * once, each addition of a pair by the sum so far, and in a column pass
+ * the pairs' own additions once more where both values are in the range
+ * (a row pass adds integer values exactly, and a zero outside the image
+ * adds exactly everywhere). */
+static double paired_range_roundings(const float *w, int n, int a, int b, int column)
+{
+    double all = 0, outside = 0, counted = 0;
+    int both = 0;
+    for (int k = a; k < b; k++)
+        all += fabs(w[k]);
+    for (int j = 0; j < n / 2; j++) {
+        double left = j >= a ? fabs(w[j]) : 0, right = n - 1 - j < b ? fabs(w[n - 1 - j]) : 0;
+        if (left + right > 0) {
+            outside += left + right;
+            counted += outside;
+            both |= left > 0 && right > 0;
+        }
+    }
+    if (w[n / 2] != 0)
+        counted += all;
+    return 1 + (column && both) + counted / all;
+}
+
+/* pass_bound() where the CPU bands add a symmetric pass in pairs. */
+static double cpu_pass_bound(const float *w, int n, int normalize, int column)
+{
+    for (int i = 0; i < n / 2; i++)
+        if (w[i] != w[n - 1 - i])
+            return pass_bound(w, n, normalize);
+    double most = 0;
+    for (int a = 0; a <= (normalize ? n / 2 : 0); a++)
+        for (int b = normalize ? n / 2 + 1 : n; b <= n; b++) {
+            double r = paired_range_roundings(w, n, a, b, column);
+            most = fmax(most, normalize && b - a < n ? r + 4 : r);
+        }
+    return fmin(most, (normalize ? n + 4.0 : n) + column);
+}
+
 /* Whether `roundings` of u8 values (the largest 255, no scale or delta)
  * in units of u sum|w|, with the factors' error, could pass the 1e-3
  * window around a tie. */
@@ -118,36 +158,51 @@ static int u8_wants_double(const oclconv_filter *f, double roundings)
     return !((roundings * 0x1p-24 * 1.01 * f->abs_sum + f->separable_error) * 255 < 1e-3);
 }
 
-/* u8 to u8 through the separable path, its taps added in order. */
-static int separable_wants_double(const oclconv_filter *f, int normalize)
+/* u8 to u8 through the separable path, its taps added in order (GPUs) or
+ * in the CPU bands' pairs where they are symmetric. */
+static int separable_wants_double(const oclconv_filter *f, int normalize, int cpu)
 {
+    if (cpu && f->height <= OCLCONV_BAND_TAPS)
+        return u8_wants_double(f, cpu_pass_bound(f->row, f->width, normalize, 0) +
+                                      cpu_pass_bound(f->col, f->height, normalize, 1));
     return u8_wants_double(f, pass_bound(f->row, f->width, normalize) +
                                   pass_bound(f->col, f->height, normalize));
 }
 
 static void separable_gaussians(oclconv_context *ctx)
 {
-    int floats = 0, doubles = 0;
-    for (int normalize = 0; normalize <= 1; normalize++)
-        for (int r = 1; r <= 40; r++) {
-            oclconv_filter *f;
-            ASSERT_OK(NULL, oclconv_filter_gaussian(r / 3.0, 0, r, r, &f));
-            oclconv_border border = normalize ? OCLCONV_BORDER_NORMALIZE : OCLCONV_BORDER_CLAMP;
-            int got = plans_double(ctx, f, OCLCONV_U8, OCLCONV_U8, OCLCONV_METHOD_SEPARABLE, border);
-            if (got != separable_wants_double(f, normalize))
-                TEST_FAIL_("u8 Gaussian r%d %s: planned %s", r, normalize ? "NORMALIZE" : "CLAMP",
-                           got ? "double" : "float");
-            floats += !got;
-            doubles += got;
-            oclconv_filter_destroy(f);
-        }
-    /* A Gaussian's pass counts about r + 2 roundings, half its taps, so 8-bit
-     * results stay within 1e-3 (about 65 roundings of 255 in units of
-     * 2^-24) in float through r30, and under NORMALIZE, r + 6 a pass with
-     * the host's rescale, through r26; a count of every tap, and a rescale
-     * summed in the kernel, sent them to double from r16 and r8. */
-    ASSERT_EQ(floats, 30 + 26);
-    ASSERT_EQ(doubles, 10 + 14);
+    int floats[2] = {0, 0}, doubles[2] = {0, 0};
+    for (int cpu = 0; cpu <= 1; cpu++)
+        for (int normalize = 0; normalize <= 1; normalize++)
+            for (int r = 1; r <= 40; r++) {
+                oclconv_filter *f;
+                ASSERT_OK(NULL, oclconv_filter_gaussian(r / 3.0, 0, r, r, &f));
+                oclconv_border border =
+                    normalize ? OCLCONV_BORDER_NORMALIZE : OCLCONV_BORDER_CLAMP;
+                oclconv_context gpu = fake_device_of(CL_DEVICE_TYPE_GPU, 65536);
+                int got = plans_double(cpu ? ctx : &gpu, f, OCLCONV_U8, OCLCONV_U8,
+                                       OCLCONV_METHOD_SEPARABLE, border);
+                release(&gpu);
+                if (got != separable_wants_double(f, normalize, cpu))
+                    TEST_FAIL_("u8 Gaussian r%d %s on a %s: planned %s", r,
+                               normalize ? "NORMALIZE" : "CLAMP", cpu ? "CPU" : "GPU",
+                               got ? "double" : "float");
+                floats[cpu] += !got;
+                doubles[cpu] += got;
+                oclconv_filter_destroy(f);
+            }
+    /* A Gaussian's pass counts about r + 2 roundings in tap order, half its
+     * taps, so 8-bit results stay within 1e-3 (about 65 roundings of 255 in
+     * units of 2^-24) in float through r30, and under NORMALIZE, r + 6 a
+     * pass with the host's rescale, through r26; a count of every tap, and
+     * a rescale summed in the kernel, sent them to double from r16 and r8.
+     * In the CPU bands' pairs, whose partial sums stay small until the
+     * centre, fewer: float through r32, the bands' limit, under either
+     * border (taller columns go through scratch, in tap order). */
+    ASSERT_EQ(floats[0], 30 + 26);
+    ASSERT_EQ(doubles[0], 10 + 14);
+    ASSERT_EQ(floats[1], 32 + 32);
+    ASSERT_EQ(doubles[1], 8 + 8);
     oclconv_filter *f;
     ASSERT_OK(NULL, oclconv_filter_gaussian(16 / 3.0, 0, 16, 16, &f));
     ASSERT(!plans_double(ctx, f, OCLCONV_U8, OCLCONV_U8, OCLCONV_METHOD_SEPARABLE,
@@ -158,27 +213,69 @@ static void separable_gaussians(oclconv_context *ctx)
     oclconv_filter_destroy(f);
 }
 
+/* Symmetric columns of A, 2^-10, ..., 2^-10, A on 8-bit images: the CPU
+ * bands add them in pairs, whose sums round once more than the tap
+ * order's additions, so that where the bound is near the contract's window
+ * a CPU's plan and a GPU's part. */
+static void paired_columns(void)
+{
+    int parted = 0;
+    for (float a = 1; a <= 16; a *= 2)
+        for (int n = 3; n <= OCLCONV_BAND_TAPS; n += 2) {
+            float col[OCLCONV_BAND_TAPS], one = 1;
+            for (int j = 0; j < n; j++)
+                col[j] = j == 0 || j == n - 1 ? a : 0x1p-10f;
+            oclconv_filter *f;
+            ASSERT_OK(NULL, oclconv_filter_separable(1, &one, n, col, &f));
+            int planned[2];
+            for (int cpu = 0; cpu <= 1; cpu++) {
+                oclconv_context ctx =
+                    fake_device_of(cpu ? CL_DEVICE_TYPE_CPU : CL_DEVICE_TYPE_GPU, 65536);
+                planned[cpu] = plans_double(&ctx, f, OCLCONV_U8, OCLCONV_U8,
+                                            OCLCONV_METHOD_SEPARABLE, OCLCONV_BORDER_CLAMP);
+                if (planned[cpu] != separable_wants_double(f, 0, cpu))
+                    TEST_FAIL_("a column of %d taps, %g at its ends, on a %s: planned %s", n,
+                               a, cpu ? "CPU" : "GPU", planned[cpu] ? "double" : "float");
+                release(&ctx);
+            }
+            parted += planned[0] != planned[1];
+            oclconv_filter_destroy(f);
+        }
+    ASSERT(parted > 0);
+}
+
 /* A box through the separable path: the GPU tiles add the values of its
  * equal taps in their own order, so a pass counts every tap, n, whatever
  * the result's type (and under NORMALIZE n + 4): 8-bit boxes sum in float
  * through r15, under NORMALIZE through r13, where the partial sums of an
- * in-order sum, about half the taps, would have let them to r30. */
+ * in-order sum, about half the taps, would have let them to r30.  The CPU
+ * bands add them in pairs, counted as the Gaussians' above: float through
+ * r32, their limit. */
 static void separable_boxes(oclconv_context *ctx)
 {
-    int floats = 0;
-    for (int normalize = 0; normalize <= 1; normalize++)
-        for (int r = 1; r <= 40; r++) {
-            oclconv_filter *f;
-            ASSERT_OK(NULL, oclconv_filter_box(r, r, &f));
-            oclconv_border border = normalize ? OCLCONV_BORDER_NORMALIZE : OCLCONV_BORDER_CLAMP;
-            int got = plans_double(ctx, f, OCLCONV_U8, OCLCONV_U8, OCLCONV_METHOD_SEPARABLE, border);
-            if (got != u8_wants_double(f, 2.0 * (2 * r + 1) + (normalize ? 8 : 0)))
-                TEST_FAIL_("u8 box r%d %s: planned %s", r, normalize ? "NORMALIZE" : "CLAMP",
-                           got ? "double" : "float");
-            floats += !got;
-            oclconv_filter_destroy(f);
-        }
-    ASSERT_EQ(floats, 15 + 13);
+    int floats[2] = {0, 0};
+    for (int cpu = 0; cpu <= 1; cpu++)
+        for (int normalize = 0; normalize <= 1; normalize++)
+            for (int r = 1; r <= 40; r++) {
+                oclconv_filter *f;
+                ASSERT_OK(NULL, oclconv_filter_box(r, r, &f));
+                oclconv_border border =
+                    normalize ? OCLCONV_BORDER_NORMALIZE : OCLCONV_BORDER_CLAMP;
+                oclconv_context gpu = fake_device_of(CL_DEVICE_TYPE_GPU, 65536);
+                int got = plans_double(cpu ? ctx : &gpu, f, OCLCONV_U8, OCLCONV_U8,
+                                       OCLCONV_METHOD_SEPARABLE, border);
+                release(&gpu);
+                int want = cpu ? separable_wants_double(f, normalize, 1)
+                               : u8_wants_double(f, 2.0 * (2 * r + 1) + (normalize ? 8 : 0));
+                if (got != want)
+                    TEST_FAIL_("u8 box r%d %s on a %s: planned %s", r,
+                               normalize ? "NORMALIZE" : "CLAMP", cpu ? "CPU" : "GPU",
+                               got ? "double" : "float");
+                floats[cpu] += !got;
+                oclconv_filter_destroy(f);
+            }
+    ASSERT_EQ(floats[0], 15 + 13);
+    ASSERT_EQ(floats[1], 32 + 32);
 }
 
 /* A 2-D filter (rank above one) of positive weights: an 8-bit result
@@ -443,6 +540,7 @@ int main(void)
     uint64_t rng = 0x9e3779b97f4a7c15ull;
     separable_gaussians(&ctx);
     separable_boxes(&ctx);
+    paired_columns();
     two_d(&ctx, &rng);
     chunk_buffers();
     segment_trips();
