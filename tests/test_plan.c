@@ -169,6 +169,18 @@ static int separable_wants_double(const oclconv_filter *f, int normalize, int cp
                                   pass_bound(f->col, f->height, normalize));
 }
 
+/* Whether u8 to u8 through the separable path sums in double, on the CPU
+ * `ctx` or a made-up GPU, under CLAMP or NORMALIZE. */
+static int separable_plans_double(oclconv_context *ctx, int cpu, const oclconv_filter *f,
+                                  int normalize)
+{
+    oclconv_context gpu = fake_device_of(CL_DEVICE_TYPE_GPU, 65536);
+    int got = plans_double(cpu ? ctx : &gpu, f, OCLCONV_U8, OCLCONV_U8, OCLCONV_METHOD_SEPARABLE,
+                           normalize ? OCLCONV_BORDER_NORMALIZE : OCLCONV_BORDER_CLAMP);
+    release(&gpu);
+    return got;
+}
+
 static void separable_gaussians(oclconv_context *ctx)
 {
     int floats[2] = {0, 0}, doubles[2] = {0, 0};
@@ -177,12 +189,7 @@ static void separable_gaussians(oclconv_context *ctx)
             for (int r = 1; r <= 40; r++) {
                 oclconv_filter *f;
                 ASSERT_OK(NULL, oclconv_filter_gaussian(r / 3.0, 0, r, r, &f));
-                oclconv_border border =
-                    normalize ? OCLCONV_BORDER_NORMALIZE : OCLCONV_BORDER_CLAMP;
-                oclconv_context gpu = fake_device_of(CL_DEVICE_TYPE_GPU, 65536);
-                int got = plans_double(cpu ? ctx : &gpu, f, OCLCONV_U8, OCLCONV_U8,
-                                       OCLCONV_METHOD_SEPARABLE, border);
-                release(&gpu);
+                int got = separable_plans_double(ctx, cpu, f, normalize);
                 if (got != separable_wants_double(f, normalize, cpu))
                     TEST_FAIL_("u8 Gaussian r%d %s on a %s: planned %s", r,
                                normalize ? "NORMALIZE" : "CLAMP", cpu ? "CPU" : "GPU",
@@ -259,12 +266,7 @@ static void separable_boxes(oclconv_context *ctx)
             for (int r = 1; r <= 40; r++) {
                 oclconv_filter *f;
                 ASSERT_OK(NULL, oclconv_filter_box(r, r, &f));
-                oclconv_border border =
-                    normalize ? OCLCONV_BORDER_NORMALIZE : OCLCONV_BORDER_CLAMP;
-                oclconv_context gpu = fake_device_of(CL_DEVICE_TYPE_GPU, 65536);
-                int got = plans_double(cpu ? ctx : &gpu, f, OCLCONV_U8, OCLCONV_U8,
-                                       OCLCONV_METHOD_SEPARABLE, border);
-                release(&gpu);
+                int got = separable_plans_double(ctx, cpu, f, normalize);
                 int want = cpu ? separable_wants_double(f, normalize, 1)
                                : u8_wants_double(f, 2.0 * (2 * r + 1) + (normalize ? 8 : 0));
                 if (got != want)
