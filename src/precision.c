@@ -121,8 +121,11 @@ static double pass_roundings(const oclconv__job *job, const float *wf, const dou
 
 int oclconv__paired_pass(const oclconv__job *job, const float *w, int n)
 {
+    /* A row of 3 taps of several channels keeps the tap order (the
+     * kernel's SHUFFLED_ROWS), so that this count is the kernel's. */
     if (!job->cpu_shapes || job->src->type == OCLCONV_F32 ||
-        job->method != OCLCONV_METHOD_SEPARABLE || job->filter->height > OCLCONV_BAND_TAPS)
+        job->method != OCLCONV_METHOD_SEPARABLE || job->filter->height > OCLCONV_BAND_TAPS ||
+        (w == job->filter->row && n <= 3 && job->src->channels > 1))
         return 0;
     for (int i = 0; i < n / 2; i++)
         if (w[i] != w[n - 1 - i])
