@@ -80,6 +80,29 @@ static inline accv_t window_part(__global const src_t *in, int width, int q0,
     return LOAD_ACC_V(lanes);
 }
 
+/* A work-item's window from q0 of a source row, its WIN_VECS vectors:
+ * loaded whole where it lies in the row, else each through window_part()
+ * in a loop left rolled, whose value-at-a-time code is then built once and
+ * not once a vector (PoCL 3.1, 2-core Xeon: a band program of 8-bit values
+ * 1.2-1.6 CPU-s to build against 0.8-1.0, the kernels level). */
+static inline void window_vectors(accv_t *cv, __global const src_t *in, int width, int q0,
+                                  acc_t border_value)
+{
+    if (q0 >= 0 && q0 + WIN_VECS * VEC <= width * CN) {
+#pragma unroll
+        for (int k = 0; k < WIN_VECS; k++)
+            cv[k] = LOAD_V(in + q0 + k * VEC);
+        return;
+    }
+    accv_t part[WIN_VECS];
+#pragma nounroll
+    for (int k = 0; k < WIN_VECS; k++)
+        part[k] = window_part(in, width, q0 + k * VEC, border_value);
+#pragma unroll
+    for (int k = 0; k < WIN_VECS; k++)
+        cv[k] = part[k];
+}
+
 #define WINDOW_VALUE window_vec(cv, c * VEC + i * CN)
 #if SYM_ROW
 #define SUM_WINDOW(sum, w) SUM_PAIRED(sum, FW, w, WINDOW_VALUE, _Pragma("unroll"))
@@ -173,9 +196,7 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
 #if SHUFFLED_ROWS
             __global const src_t *in = src + (size_t)sy * rowlen;
             accv_t cv[WIN_VECS], h[CHUNKS];
-#pragma unroll
-            for (int k = 0; k < WIN_VECS; k++)
-                cv[k] = window_part(in, width, v0 - RX * CN + k * VEC, border_value);
+            window_vectors(cv, in, width, v0 - RX * CN, border_value);
             SUM_WINDOW(h, row);
 #pragma unroll
             for (int c = 0; c < CHUNKS; c++)
