@@ -308,10 +308,11 @@ void measure(runner *r, image_set *im, const settings *S, int estimate, cell *c)
     }
     int late = now() > deadline;
     memset(im->dst.data, 0, image_bytes(&im->dst)); /* a path that writes nothing shows */
-    /* AUTO always has its warm-up: its first call at a size may calibrate
-     * (src/calibrate.c), timing paths it has built already. */
+    /* AUTO always has its warm-up, past the bench's budget too: its first
+     * call at a size may calibrate (src/calibrate.c), timing paths it has
+     * built already, and a lone timed run would then time the calibration. */
     int auto_cell = r->run == run_oclconv && r->method == OCLCONV_METHOD_AUTO;
-    if ((predicted <= S->warmup_limit || auto_cell) && !late) {
+    if (auto_cell || (predicted <= S->warmup_limit && !late)) {
         st = r->run(r, &im->src, &im->dst, &info);
         if (st != 0) {
             fail_cell(c, st);
