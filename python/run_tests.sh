@@ -25,5 +25,9 @@ if [ -n "$PY_SANITIZED" ]; then
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
     export ASAN_OPTIONS UBSAN_OPTIONS
 fi
+# The kernels build unoptimised, as for the C tests of the host side
+# (tests/util.h unoptimised_kernels()).
+OCLCONV_BUILD_OPTIONS=${OCLCONV_BUILD_OPTIONS--cl-opt-disable}
+export OCLCONV_BUILD_OPTIONS
 cd "$PY_ROOT" && PYTHONPATH="$PY_ROOT${PYTHONPATH:+:$PYTHONPATH}" \
     exec "$PYTHON" -B -m pytest -q -p no:cacheprovider "$@"

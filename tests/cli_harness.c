@@ -255,6 +255,7 @@ int cli_harness_init(const char *scratch)
         fprintf(stderr, "the command %s is missing: build it first (make)\n", cli_path);
         return TEST_HARD_ERROR;
     }
+    unoptimised_kernels(); /* the command's children inherit it */
     oclconv_destroy(test_context()); /* a device is there */
 
     if (test_scratch_dir(scratch, tmp, sizeof tmp) != 0)

@@ -445,6 +445,7 @@ static void normalize_box(oclconv_context *ctx)
 
 int main(void)
 {
+    unoptimised_kernels();
     statuses();
     options_defaults();
     filters();

@@ -284,6 +284,7 @@ static void bad_pairs(oclconv_context *ctx, uint64_t *rng)
 int main(void)
 {
     setenv("POCL_DEVICES", "pthread pthread", 1);
+    unoptimised_kernels();
     uint64_t rng = 5150;
     oclconv_context *ctx = test_context();
     printf("device: %s\n", oclconv_device_name(ctx));

@@ -204,6 +204,7 @@ static void specs(void)
 int main(void)
 {
     setenv("POCL_DEVICES", "pthread pthread", 1);
+    unoptimised_kernels();
     specs();
     oclconv_context *two = two_devices(), *one = NULL;
     ASSERT_OK(NULL, oclconv_create(spec_of("OCLCONV_TEST_DEVICE", "cpu"), &one));

@@ -130,8 +130,7 @@ static void choices(oclconv_context *ctx, uint64_t *rng)
     oclconv_filter *middle = filter_for(OCLCONV_METHOD_BUFFER, rng, 27, 27);
     oclconv_filter *small = filter_for(OCLCONV_METHOD_BUFFER, rng, 5, 5);
     const oclconv_type types[] = {OCLCONV_U8, OCLCONV_U16, OCLCONV_F32};
-    const char *tune = getenv("OCLCONV_TUNE");
-    int gpu_shapes = tune ? strcmp(tune, "gpu") == 0 : strcmp(other_shapes(ctx), "cpu") == 0;
+    int gpu = gpu_shapes(ctx);
     for (int t = 0; t < 3; t++) {
         oclconv_image src = image_random(rng, 40, 30, 2, types[t], 0);
         oclconv_image dst = image_like(&src, types[t], 0);
@@ -140,7 +139,7 @@ static void choices(oclconv_context *ctx, uint64_t *rng)
         ASSERT_EQ(oclconv_last_method(ctx), OCLCONV_METHOD_FFT);
         ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst, middle, &opt));
         ASSERT_EQ(oclconv_last_method(ctx) == OCLCONV_METHOD_FFT,
-                  types[t] != OCLCONV_F32 || !gpu_shapes);
+                  types[t] != OCLCONV_F32 || !gpu);
         ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst, small, &opt));
         ASSERT(oclconv_last_method(ctx) != OCLCONV_METHOD_FFT);
         opt.method = OCLCONV_METHOD_FFT;

@@ -379,6 +379,7 @@ static void strips(oclconv_context *ctx, uint64_t *rng)
 
 int main(void)
 {
+    unoptimised_kernels();
     oclconv_context *ctx = test_context();
     uint64_t rng = 2026;
     printf("device: %s\n", oclconv_device_name(ctx));

@@ -61,6 +61,7 @@ static void *run(void *arg)
 
 int main(void)
 {
+    unoptimised_kernels();
     oclconv_filter *f;
     ASSERT_OK(NULL, oclconv_filter_gaussian(1.2, 0.8, 2, 1, &f));
     shared_filter = f;

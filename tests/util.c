@@ -136,6 +136,17 @@ const char *use_shapes(oclconv_context *ctx, int other)
     return tune;
 }
 
+void unoptimised_kernels(void)
+{
+    setenv("OCLCONV_BUILD_OPTIONS", "-cl-opt-disable", 0);
+}
+
+int gpu_shapes(oclconv_context *ctx)
+{
+    const char *tune = getenv("OCLCONV_TUNE");
+    return tune && *tune ? strcmp(tune, "gpu") == 0 : strcmp(other_shapes(ctx), "cpu") == 0;
+}
+
 const char *test_build_dir(void)
 {
     const char *build = getenv("OCLCONV_BUILD");

@@ -40,6 +40,19 @@ const char *other_shapes(oclconv_context *ctx);
  * less than half the time (test_paths on PoCL 3.1: 372 CPU-s to 158).
  * Returns the shapes' name. */
 const char *use_shapes(oclconv_context *ctx, int other);
+/* Whether ctx's calls are planned in GPU kernel shapes now: OCLCONV_TUNE's
+ * choice where use_shapes() made one, else the device's type. */
+int gpu_shapes(oclconv_context *ctx);
+
+/* For the programs that check the library's host side (the API, regions,
+ * devices, batches, threads, the command, the Python package): the
+ * kernels they call build unoptimised (OCLCONV_BUILD_OPTIONS set to
+ * -cl-opt-disable where it is unset), the same sources with the same
+ * arithmetic in a quarter of the time on PoCL 3.1 (test_regions: 34 CPU-s
+ * to 8).  The optimised builds users run are the path tests' subject
+ * (test_paths, test_mixed, test_fft, test_edges, test_runs, test_calibrate,
+ * test_cl_buffers). */
+void unoptimised_kernels(void);
 
 /* The build folder: $OCLCONV_BUILD, or build where unset. */
 const char *test_build_dir(void);
