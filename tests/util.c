@@ -132,7 +132,7 @@ const char *use_shapes(oclconv_context *ctx, int other)
     const char *tune = other_shapes(ctx);
     setenv("OCLCONV_TUNE", tune, 1);
     if (strcmp(tune, "gpu") == 0)
-        setenv("OCLCONV_BUILD_OPTIONS", "-cl-opt-disable", 1);
+        unoptimised_kernels();
     return tune;
 }
 
