@@ -125,6 +125,7 @@ oclconv_status oclconv__apply_host(oclconv_context *ctx, const oclconv_image *sr
     oclconv_image part[2];
     int whole;
     r.staged = oclconv__overlap(src, dst);
+    job.in_bands = oclconv__region_bands(ctx, &r) > 1;
     s = oclconv__region_plan(ctx, &r, &job, part, &whole);
     if (s == OCLCONV_OK)
         s = oclconv__region_parts(ctx, &r, &job);

@@ -31,6 +31,8 @@
 #define SLOWER 1.5
 #define MARGIN 0.92
 #define PRUNE_S 0.002
+/* The classes' version: a file of another is another machine's. */
+#define CLASSES 2
 
 typedef struct {
     char key[KEY_MAX];
@@ -100,8 +102,8 @@ static uint64_t identity(const oclconv_context *ctx, char *text, size_t size)
     if (p)
         clGetPlatformInfo(p, CL_PLATFORM_VERSION, sizeof plat - 1, plat, NULL);
     plat[sizeof plat - 1] = 0;
-    snprintf(text, size, "%s / %s / %s / driver %s / oclconv %d", dev, ver, plat, drv,
-             oclconv_version_number());
+    snprintf(text, size, "%s / %s / %s / driver %s / oclconv %d / classes %d", dev, ver, plat,
+             drv, oclconv_version_number(), CLASSES);
     uint64_t h = fnv(14695981039346656037u, text);
     for (const oclconv__cl_source *s = oclconv__cl_sources; s->name; s++)
         h = fnv(fnv(h, s->name), s->text);
@@ -295,14 +297,15 @@ static void class_key(const oclconv__job *job, char *key, size_t size)
     int box = f->row && oclconv__taps_equal(f->row, f->width) &&
               oclconv__taps_equal(f->col, f->height);
     oclconv_border b = job->opt.border;
-    snprintf(key, size, "%s/%s-%s/c%d/%s/r%dx%d/%c/%s", job->cpu_shapes ? "cpu" : "gpu",
+    snprintf(key, size, "%s/%s-%s/c%d/%s/r%dx%d/%c/%s%s", job->cpu_shapes ? "cpu" : "gpu",
              types[job->src->type], types[job->dst->type], job->src->channels,
              box ? "box" : f->row ? "sep" : oclconv__runs_pay(f, 1) ? "runs" : "2d",
              radius_band(f->width / 2),
              radius_band(f->height / 2), "sml"[size_band(job)],
              b == OCLCONV_BORDER_NORMALIZE                                ? "normalize"
              : b == OCLCONV_BORDER_ZERO || b == OCLCONV_BORDER_CONSTANT ? "outside"
-                                                                          : "fold");
+                                                                          : "fold",
+             job->in_bands ? "/bands" : "");
 }
 
 /* ---- measuring -------------------------------------------------------------- */
@@ -378,15 +381,23 @@ static double time_path(oclconv_context *ctx, const oclconv__job *job, oclconv_i
     return (ctx->facts.type & CL_DEVICE_TYPE_CPU) || !(kernels > 0) ? wall : kernels;
 }
 
-static int make_image(oclconv_image *im, const oclconv_image *like, oclconv_type type, int side)
+/* A calibration image like `like` in the type given, side by side pixels
+ * of noise: in pinned memory where `pinned` (a device with memory of its
+ * own then runs the call whole, as it runs a job not in bands), else
+ * malloc's (a large one then goes in bands, as such jobs do). */
+static int make_image(oclconv_context *ctx, oclconv_image *im, const oclconv_image *like,
+                      oclconv_type type, int side, int pinned)
 {
     im->width = im->height = side;
     im->channels = like->channels;
     im->type = type;
     im->stride = 0;
     size_t n = (size_t)side * (size_t)side * (size_t)like->channels;
-    im->data = malloc(n * oclconv__type_size(type));
-    if (!im->data)
+    size_t bytes = n * oclconv__type_size(type);
+    im->data = NULL;
+    if (pinned && oclconv_host_alloc(ctx, bytes, &im->data) != OCLCONV_OK)
+        return 0;
+    if (!pinned && !(im->data = malloc(bytes)))
         return 0;
     uint32_t x = 2463534242u;
     for (size_t i = 0; i < n; i++) {
@@ -399,6 +410,14 @@ static int make_image(oclconv_image *im, const oclconv_image *like, oclconv_type
             ((float *)im->data)[i] = (float)(x >> 8) / 16777216.0f;
     }
     return 1;
+}
+
+static void free_image(oclconv_context *ctx, oclconv_image *im, int pinned)
+{
+    if (pinned && im->data)
+        oclconv_host_free(ctx, im->data);
+    else
+        free(im->data);
 }
 
 /* Times the candidate paths and writes the choice into e: the rules' path
@@ -422,9 +441,10 @@ static int measure(oclconv_context *ctx, const oclconv__job *job, entry *e)
             cand[n++] = all[i];
     oclconv_image src[2] = {{0}}, dst[2] = {{0}};
     int side[2] = {PROBE, band_side[size_band(job)]}, ok = 1;
+    int pinned = !job->in_bands && !ctx->facts.unified_memory;
     for (int k = 0; k < 2; k++)
-        ok = ok && make_image(&src[k], job->src, job->src->type, side[k]) &&
-             make_image(&dst[k], job->dst, job->dst->type, side[k]);
+        ok = ok && make_image(ctx, &src[k], job->src, job->src->type, side[k], pinned) &&
+             make_image(ctx, &dst[k], job->dst, job->dst->type, side[k], pinned);
     call_state state;
     set_aside(ctx, &state);
     double best[MOST], fastest = INFINITY;
@@ -490,8 +510,8 @@ static int measure(oclconv_context *ctx, const oclconv__job *job, entry *e)
     }
     restore(ctx, &state);
     for (int k = 0; k < 2; k++) {
-        free(src[k].data);
-        free(dst[k].data);
+        free_image(ctx, &src[k], pinned);
+        free_image(ctx, &dst[k], pinned);
     }
     if (!used)
         return 0;

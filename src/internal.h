@@ -181,6 +181,8 @@ typedef struct {
     int tile[2];           /* box tiles: the columns of a line, the rows scanned
                               at once */
     int cpu_shapes;        /* kernel shapes for a CPU, else for a GPU */
+    int in_bands;          /* a host call whose copies overlap its kernels in bands
+                              (src/region.c): AUTO measures such calls apart */
     int band;              /* box, fused separable: rows a work-item (box tiles: a
                               work-group) goes down */
     int fused;             /* separable, box: both passes in one kernel (FUSED_*) */
@@ -432,6 +434,8 @@ oclconv_status oclconv__stage(oclconv_context *ctx, const oclconv_image *src,
  * memory) or its largest allocation. */
 oclconv_status oclconv__region_parts(oclconv_context *ctx, oclconv__region *r,
                                      const oclconv__job *job);
+/* The bands r's copies would go in, 1 for none (any path but the image one). */
+int oclconv__region_bands(const oclconv_context *ctx, const oclconv__region *r);
 /* A region of device-resident images (oclconv_apply_region_cl()) in one
  * part: the source buffer's rectangle gathered after ctx's wait list, the
  * kernels, the result's rectangle copied to `dst`, *done its event. */

@@ -191,12 +191,11 @@ void oclconv__row_bytes(const oclconv__job *job, int width, size_t *io, size_t *
 }
 
 /* Bands where copies overlap: 1 (none) unless the device has memory of
- * its own (both images pinned, or staged: src/pipeline.c), or
- * OCLCONV_BANDS asks. */
-static int band_count(const oclconv_context *ctx, const oclconv__region *r,
-                      const oclconv__job *job)
+ * its own and the images are staged (src/pipeline.c), or OCLCONV_BANDS
+ * asks; the image path takes none. */
+int oclconv__region_bands(const oclconv_context *ctx, const oclconv__region *r)
 {
-    if (job->method == OCLCONV_METHOD_IMAGE || r->staged || r->in_batch)
+    if (r->staged || r->in_batch)
         return 1;
     const char *env = getenv("OCLCONV_BANDS");
     int n;
@@ -224,7 +223,7 @@ oclconv_status oclconv__region_parts(oclconv_context *ctx, oclconv__region *r,
     oclconv__row_bytes(job, sx.size, &io, &mid);
     size_t rows = (size_t)sy.size, max_alloc = ctx->facts.max_alloc;
     size_t buffer_rows = max_alloc / (io > mid ? io : mid); /* each buffer <= max_alloc */
-    int bands = band_count(ctx, r, job);
+    int bands = job->method == OCLCONV_METHOD_IMAGE ? 1 : oclconv__region_bands(ctx, r);
     if (rows * (io + mid) <= budget && rows <= buffer_rows) {
         r->parts = r->ring = bands;
         return OCLCONV_OK;

@@ -265,6 +265,33 @@ static void test_environment(void)
     unsetenv("OCLCONV_CALIBRATION_DIR");
 }
 
+/* A call whose copies go in bands (OCLCONV_BANDS asks for them on any
+ * device) is a class of its own: its kernels run on parts, beside copies,
+ * and a discrete GPU's fastest path there need not be a whole call's. */
+static void test_bands_apart(const outcome *forced)
+{
+    empty_folder(folder);
+    setenv("OCLCONV_BANDS", "2", 1);
+    outcome banded = auto_run(OCLCONV_CALIBRATE_ON, folder);
+    unsetenv("OCLCONV_BANDS");
+    ASSERT_EQ(banded.choice, OCLCONV_CHOICE_MEASURED);
+    char path[2048], bands_key[80];
+    ASSERT_EQ(files_in(folder, path, sizeof path), 1);
+    snprintf(bands_key, sizeof bands_key, "%.*s/bands\t", (int)strlen(key) - 1, key);
+    char *text = read_text(path);
+    ASSERT_CONTAINS(text, bands_key);
+    ASSERT(strstr(text, key) == NULL);
+    free(text);
+    /* The whole call is measured for itself, and both stay. */
+    outcome whole = auto_run(OCLCONV_CALIBRATE_ON, folder);
+    ASSERT_EQ(whole.choice, OCLCONV_CHOICE_MEASURED);
+    ASSERT(whole.programs > forced->programs);
+    text = read_text(path);
+    ASSERT_CONTAINS(text, bands_key);
+    ASSERT_CONTAINS(text, key);
+    free(text);
+}
+
 /* Processes calibrating classes at once, in one folder: afterwards one
  * whole file (no temporary left) that STORED contexts read. */
 static void test_side_by_side(void)
@@ -316,5 +343,6 @@ int main(void)
     test_damaged_files(&forced);
     test_unwritable(&forced);
     test_environment();
+    test_bands_apart(&forced);
     return test_exit();
 }
