@@ -2,9 +2,9 @@
  * The FFT path's transforms: VkFFT's OpenCL backend (Debian's libvkfft-dev,
  * header only), one plan a tile size, group of planes and device, kept in
  * the context.  A plan transforms a group of real T x T planes (a power of
- * two of them: an image's, or as many as fit GROUP_VALUES) in place, in
- * double: R2C
- * forward, C2R inverse, unnormalised.  VkFFT prints a build log where a
+ * two of them: an image's, or as many as fit GROUP_VALUES; or the planes
+ * an image's last group has left) in place, in double: R2C forward, C2R
+ * inverse, unnormalised.  VkFFT prints a build log where a
  * kernel of its own fails to compile; the library never prints, so its
  * printf goes, and the failure comes back as OCLCONV_E_BUILD.
  */
@@ -24,6 +24,7 @@ struct oclconv__fft_plan {
     int tile, planes;
     double missed; /* > 0: the self-test's error, past its bound */
     cl_mem buffer;
+    int borrowed; /* the buffer is another plan's (oclconv__fft_plans()) */
     uint64_t bytes;
     struct oclconv__fft_plan *next;
 };
@@ -32,7 +33,7 @@ struct oclconv__fft_plan {
  * MiB buffer of doubles), so that few launches cover an image. */
 #define GROUP_VALUES ((size_t)1 << 22)
 
-int oclconv__fft_group_planes(int tile, long long planes)
+static int group_planes(int tile, long long planes)
 {
     long long most = (long long)(GROUP_VALUES / ((size_t)tile * (size_t)tile)), n = 1;
     while (n < planes && n < most)
@@ -49,7 +50,7 @@ static void plan_free(struct oclconv__fft_plan *p)
 {
     if (p->app.configuration.device)
         deleteVkFFT(&p->app);
-    if (p->buffer)
+    if (p->buffer && !p->borrowed)
         clReleaseMemObject(p->buffer);
     free(p);
 }
@@ -114,8 +115,11 @@ static oclconv_status self_test(oclconv_context *ctx, struct oclconv__fft_plan *
     return s;
 }
 
-oclconv_status oclconv__fft_plan_get(oclconv_context *ctx, int tile, int planes,
-                                     oclconv__fft_plan **out)
+/* The plan for groups of `planes` planes of tile x tile, made once; a new
+ * one transforms in `lender`'s buffer, which holds more planes, where
+ * that is not NULL. */
+static oclconv_status plan_get(oclconv_context *ctx, int tile, int planes,
+                               const struct oclconv__fft_plan *lender, oclconv__fft_plan **out)
 {
     for (struct oclconv__fft_plan *p = ctx->fft_plans; p; p = p->next)
         if (p->tile == tile && p->planes == planes) {
@@ -134,9 +138,11 @@ oclconv_status oclconv__fft_plan_get(oclconv_context *ctx, int tile, int planes,
     p->tile = tile;
     p->planes = planes;
     p->bytes = (uint64_t)p->planes * oclconv__fft_plane_doubles(tile) * sizeof(double);
-    cl_int err;
-    p->buffer = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | oclconv__alloc_flags(ctx),
-                               (size_t)p->bytes, NULL, &err);
+    cl_int err = CL_SUCCESS;
+    p->borrowed = lender != NULL;
+    p->buffer = lender ? lender->buffer
+                       : clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | oclconv__alloc_flags(ctx),
+                                        (size_t)p->bytes, NULL, &err);
     if (err != CL_SUCCESS) {
         free(p);
         return oclconv__cl_fail(ctx, err, "clCreateBuffer (FFT planes)");
@@ -153,8 +159,8 @@ oclconv_status oclconv__fft_plan_get(oclconv_context *ctx, int tile, int planes,
     cfg.bufferSize = &p->bytes;
     VkFFTResult r = initializeVkFFT(&p->app, cfg);
     if (r != VKFFT_SUCCESS) { /* VkFFT has deleted what it made */
-        clReleaseMemObject(p->buffer);
-        free(p);
+        p->app.configuration.device = NULL;
+        plan_free(p);
         oclconv_status why = r == VKFFT_ERROR_MALLOC_FAILED ? OCLCONV_E_NOMEM : OCLCONV_E_BUILD;
         return oclconv__fail(ctx, why,
                              "VkFFT could not make a plan for %dx%d tiles in double on this "
@@ -169,7 +175,23 @@ oclconv_status oclconv__fft_plan_get(oclconv_context *ctx, int tile, int planes,
     }
     p->next = ctx->fft_plans; /* kept even where it failed, so as not to build it again */
     ctx->fft_plans = p;
-    return oclconv__fft_plan_get(ctx, tile, planes, out);
+    return plan_get(ctx, tile, planes, lender, out);
+}
+
+/* The last group's planes go up to a multiple of an eighth of a group:
+ * at most 8 plans for its remainders a group size (the same kernels, so no
+ * build), and no more than an eighth of a group transformed for no tile. */
+oclconv_status oclconv__fft_plans(oclconv_context *ctx, int tile, long long planes, int *group,
+                                  oclconv__fft_plan **plan, oclconv__fft_plan **rest)
+{
+    int g = group_planes(tile, planes), step = g / 8 > 1 ? g / 8 : 1;
+    int left = (int)(planes % g);
+    *group = g;
+    *rest = NULL;
+    oclconv_status s = plan_get(ctx, tile, g, NULL, plan);
+    if (s == OCLCONV_OK && left)
+        s = plan_get(ctx, tile, (left + step - 1) / step * step, *plan, rest);
+    return s;
 }
 
 cl_mem oclconv__fft_buffer(const oclconv__fft_plan *p)

@@ -585,13 +585,15 @@ size_t oclconv__runs_row_bytes(const oclconv__job *job, int width);
 oclconv_status oclconv__run_fft(oclconv_context *ctx, const oclconv__job *job,
                                 const oclconv__io *io);
 void oclconv__fft_spectra_free(oclconv_context *ctx);
-int oclconv__fft_group_planes(int tile, long long planes);
 /* How far a transform of tiles of `tile` and back moves a sum of weights'
  * magnitudes abs_sum over values of at most `largest`, a priori. */
 double oclconv__fft_bound(int tile, double abs_sum, double largest);
 size_t oclconv__fft_plane_doubles(int tile);
-oclconv_status oclconv__fft_plan_get(oclconv_context *ctx, int tile, int planes,
-                                     oclconv__fft_plan **out);
+/* The plans that transform an image's `planes` planes: groups of *group
+ * through *plan, the last group, where fewer are left, through *rest
+ * (NULL where none are left), in *plan's buffer; made once a context. */
+oclconv_status oclconv__fft_plans(oclconv_context *ctx, int tile, long long planes, int *group,
+                                  oclconv__fft_plan **plan, oclconv__fft_plan **rest);
 cl_mem oclconv__fft_buffer(const oclconv__fft_plan *p);
 oclconv_status oclconv__fft_transform(oclconv_context *ctx, oclconv__fft_plan *p, int inverse);
 void oclconv__fft_free(oclconv_context *ctx);

@@ -123,11 +123,11 @@ oclconv_status oclconv__fft_ok(oclconv_context *ctx, const oclconv__job *job)
                              bound, job->filter->abs_sum, oclconv__max_input(job), tile, tile,
                              grid > 0 ? "quarter step of its dyadic weights' sums"
                                       : "0.001 allowed");
-    /* The plan, made and self-tested once (fft.c), where its transforms run. */
-    int along;
-    long long planes = tiles_of(job, tile, &along) * job->src->channels;
-    oclconv__fft_plan *plan;
-    return oclconv__fft_plan_get(ctx, tile, oclconv__fft_group_planes(tile, planes), &plan);
+    /* The plans, made and self-tested once (fft.c), where their transforms run. */
+    int along, group;
+    oclconv__fft_plan *plan, *rest;
+    return oclconv__fft_plans(ctx, tile, tiles_of(job, tile, &along) * job->src->channels,
+                              &group, &plan, &rest);
 }
 
 /* AUTO's rule, from the crossovers with the direct sum (random 2-D filters,
@@ -277,27 +277,28 @@ oclconv_status oclconv__run_fft(oclconv_context *ctx, const oclconv__job *job,
     char options[512];
     oclconv__common_options(ctx, job, options, sizeof options);
     cl_kernel gather, multiply, scatter;
-    oclconv__fft_plan *plan = NULL;
+    oclconv__fft_plan *plan = NULL, *rest = NULL;
     cl_mem spec = NULL;
-    cl_int group = oclconv__fft_group_planes(tile, planes), values = tile * (tile / 2 + 1);
+    int group = 0;
+    cl_int values = tile * (tile / 2 + 1);
     /* CPUs: a pixel's channels a work-item where groups hold whole tiles
      * (PoCL, 4K RGBA8, kernel time: 31x31 1.31x, 63x63 1.25x). */
+    oclconv_status s = oclconv__fft_plans(ctx, tile, planes, &group, &plan, &rest);
     int cn = job->src->channels, px = job->cpu_shapes && (cn == 2 || cn == 4) && group % cn == 0;
     size_t across = px ? (size_t)cn : 1;
-    oclconv_status s = oclconv__get_kernel(ctx, "fft", px ? "fft_gather_px" : "fft_gather",
-                                           options, &gather);
+    if (s == OCLCONV_OK)
+        s = oclconv__get_kernel(ctx, "fft", px ? "fft_gather_px" : "fft_gather", options,
+                                &gather);
     if (s == OCLCONV_OK)
         s = oclconv__get_kernel(ctx, "fft", "fft_multiply", options, &multiply);
     if (s == OCLCONV_OK)
         s = oclconv__get_kernel(ctx, "fft", px ? "fft_scatter_px" : "fft_scatter", options,
                                 &scatter);
     if (s == OCLCONV_OK)
-        s = oclconv__fft_plan_get(ctx, tile, group, &plan);
-    if (s == OCLCONV_OK)
         s = spectrum(ctx, job, tile, plan, &spec);
     if (s != OCLCONV_OK)
         return s;
-    cl_mem buf = oclconv__fft_buffer(plan), taps = spec, extent = spec;
+    cl_mem taps = spec, extent = spec;
     double bv = job->opt.border_value, grid = sum_grid(job), scale = job->opt.scale,
            delta = job->opt.delta, reach = 0;
     cl_event first_event = NULL, last_event = NULL;
@@ -307,6 +308,8 @@ oclconv_status oclconv__run_fft(oclconv_context *ctx, const oclconv__job *job,
     }
     for (long long at = 0; at < planes && s == OCLCONV_OK; at += group) {
         cl_int first = (cl_int)at, count = (cl_int)(planes - at < group ? planes - at : group);
+        oclconv__fft_plan *p = count < group ? rest : plan;
+        cl_mem buf = oclconv__fft_buffer(p);
         s = oclconv__args(ctx, gather, 0, 11, sizeof io->in, &io->in, sizeof buf, &buf,
                           sizeof width, &width, sizeof height, &height, sizeof rx, &rx,
                           sizeof ry, &ry, sizeof tile, &tile, sizeof tiles_x, &tiles_x,
@@ -327,12 +330,12 @@ oclconv_status oclconv__run_fft(oclconv_context *ctx, const oclconv__job *job,
                                 (size_t)count / across * (size_t)tile, GROUP_X, 1,
                                 first_event ? NULL : &first_event);
         if (s == OCLCONV_OK)
-            s = oclconv__fft_transform(ctx, plan, 0);
+            s = oclconv__fft_transform(ctx, p, 0);
         if (s == OCLCONV_OK)
             s = oclconv__launch(ctx, job, multiply, (size_t)values, (size_t)count, GROUP_X, 1,
                                 NULL);
         if (s == OCLCONV_OK)
-            s = oclconv__fft_transform(ctx, plan, 1);
+            s = oclconv__fft_transform(ctx, p, 1);
         if (s == OCLCONV_OK) {
             if (last_event)
                 clReleaseEvent(last_event);

@@ -2,11 +2,11 @@
  * The FFT path (large 2-D filters in tiles; float results too) against
  * the CPU reference: random filters on every border it takes, type pair
  * and channel count, the sizes that are multiples of nothing, filters
- * larger than the image, several tiles and tile groups; sums at the bound's
- * reach (every value at the type's maximum, checkerboards under a dominant
- * tap), results 2^-9 either side of a tie; float sums far under the
- * image's largest value, NaN and infinities; in place, in bands and strips,
- * in batches; AUTO's choice of it, and its refusals (dyadic filters' exact
+ * larger than the image, several tiles and tile groups, a last group of
+ * fewer planes; sums at the bound's reach (every value at the type's
+ * maximum, checkerboards under a dominant tap), results 2^-9 either side
+ * of a tie; float sums far under the image's largest value, NaN and
+ * infinities; in place, in bands and strips, in batches; AUTO's choice of it, and its refusals (dyadic filters' exact
  * ties are test_paths' exact halves).  In the device's kernel shapes and
  * the other device type's, a set of cases in a child process each
  * (tests/path_check.c).
@@ -52,8 +52,7 @@ static void sweep(oclconv_context *ctx, uint64_t *rng)
 
 /* The bound's own cases: every value at the type's maximum under a 41x41
  * filter of one sign (u8) and a mixed one (u16), and checkerboards of 0 and
- * the maximum under a filter with one dominant tap; a large image in many
- * tile groups. */
+ * the maximum under a filter with one dominant tap, one of them larger. */
 static void full_scale(oclconv_context *ctx, uint64_t *rng)
 {
     for (int c = 0; c < 4; c++) {
@@ -91,6 +90,26 @@ static void full_scale(oclconv_context *ctx, uint64_t *rng)
         image_free(&src);
         oclconv_filter_destroy(f);
     }
+}
+
+/* Images of more planes than a group holds and some left: a 3x3 filter
+ * takes tiles of 32, 4096 planes a group, and these images 4154 planes
+ * (gray) and 4216 (RGBA, a pixel's channels a work-item on CPUs), so the
+ * last group runs through a plan of its own. */
+static void group_remainders(oclconv_context *ctx, uint64_t *rng)
+{
+    oclconv_filter *f = filter_for(OCLCONV_METHOD_BUFFER, rng, 3, 3);
+    for (int k = 0; k < 2; k++) {
+        oclconv_image src = image_random(rng, k ? 1000 : 1990, k ? 930 : 1850, k ? 4 : 1,
+                                         OCLCONV_U8, 0);
+        oclconv_options opt = fft_options(OCLCONV_BORDER_REFLECT, 0);
+        char label[80];
+        snprintf(label, sizeof label, "fft group remainder cn=%d %dx%d", src.channels,
+                 src.width, src.height);
+        ASSERT_EQ(check_one(ctx, &src, OCLCONV_U8, 0, f, &opt, label), 0);
+        image_free(&src);
+    }
+    oclconv_filter_destroy(f);
 }
 
 /* Exact results 2^-9 (twice the contract's window) above and below a tie,
@@ -266,6 +285,7 @@ static int fft_body(oclconv_context *ctx, uint64_t *rng, int kind, int own_shape
     (void)own_shapes;
     sweep(ctx, rng);
     full_scale(ctx, rng);
+    group_remainders(ctx, rng);
     near_ties(ctx, rng);
     float_sums(ctx, rng);
     in_place(ctx, OCLCONV_METHOD_FFT, rng);
