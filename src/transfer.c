@@ -195,9 +195,10 @@ oclconv_status oclconv__io_end(oclconv_context *ctx, const oclconv__job *job, oc
                                oclconv_status status)
 {
     if (status == OCLCONV_OK && io->out) {
-        if (io->out_owned) { /* a map makes the kernels' writes visible in host memory */
+        if (io->out_owned) { /* a map makes the kernels' writes visible in host memory;
+                                * not blocking: the clFinish() after it waits for both */
             cl_int err;
-            void *p = clEnqueueMapBuffer(ctx->queue, io->out, CL_TRUE, CL_MAP_READ, 0,
+            void *p = clEnqueueMapBuffer(ctx->queue, io->out, CL_FALSE, CL_MAP_READ, 0,
                                          oclconv__image_bytes(job->dst), 0, NULL, NULL, &err);
             if (err == CL_SUCCESS)
                 err = clEnqueueUnmapMemObject(ctx->queue, io->out, p, 0, NULL, NULL);
