@@ -136,6 +136,8 @@ oclconv_status oclconv__apply_host(oclconv_context *ctx, const oclconv_image *sr
         job.src = src;
         job.dst = dst;
         s = run_whole(ctx, &job);
+    } else if (oclconv__region_in_place(ctx, &r, &job)) {
+        s = oclconv__run_region_in_place(ctx, &r, &job);
     } else {
         if (r.staged && (s = oclconv__stage(ctx, src, &staged)) == OCLCONV_OK)
             r.src = &staged;

@@ -353,6 +353,7 @@ typedef struct {
     cl_mem in, out;
     int in_owned, out_owned; /* made for this call (else scratch) */
 } oclconv__io;
+/* A destination without data leaves the result in a scratch buffer, io->out. */
 oclconv_status oclconv__io_begin(oclconv_context *ctx, const oclconv__job *job, oclconv__io *io);
 /* Brings the result to the caller's destination when `status` is OK, and
  * releases what io_begin made; returns the final status. */
@@ -423,6 +424,16 @@ oclconv_status oclconv__region_of(oclconv_context *ctx, oclconv__region *r,
  * caller's source and destination themselves. */
 oclconv_status oclconv__region_plan(oclconv_context *ctx, const oclconv__region *r,
                                     oclconv__job *job, oclconv_image part[2], int *whole);
+/* Whether the region runs in one part whose source is a block of the
+ * caller's own rows (a packed source whose columns are the part's, a run
+ * of rows) on a device that works in host memory; then
+ * oclconv__run_region_in_place() runs it there, the kernels reading the
+ * caller's memory where it lies (src and dst may share it: the kernels
+ * are done before the result is copied out). */
+int oclconv__region_in_place(const oclconv_context *ctx, const oclconv__region *r,
+                             const oclconv__job *job);
+oclconv_status oclconv__run_region_in_place(oclconv_context *ctx, const oclconv__region *r,
+                                            const oclconv__job *job);
 /* A packed host copy of src (for a destination that shares its memory and
  * is written part by part, or device by device); the caller frees
  * copy->data. */

@@ -290,6 +290,42 @@ oclconv_status oclconv__stage(oclconv_context *ctx, const oclconv_image *src, oc
     return OCLCONV_OK;
 }
 
+int oclconv__region_in_place(const oclconv_context *ctx, const oclconv__region *r,
+                             const oclconv__job *job)
+{
+    if (!ctx->facts.unified_memory || r->parts != 1 || job->method == OCLCONV_METHOD_IMAGE)
+        return 0;
+    span sx = oclconv__col_span(r, job), sy = dst_rows(r, job);
+    return sx.runs == 1 && sy.runs == 1 && sx.from[0] == r->src_x &&
+           sx.size == r->src->width && oclconv__row_stride(r->src) == oclconv__packed_row(r->src);
+}
+
+oclconv_status oclconv__run_region_in_place(oclconv_context *ctx, const oclconv__region *r,
+                                            const oclconv__job *job)
+{
+    span sx = oclconv__col_span(r, job), sy = dst_rows(r, job);
+    oclconv_image in, out;
+    oclconv__job part = oclconv__part_job(job, &sx, &sy, &in, &out);
+    in.data = (char *)r->src->data + (size_t)(sy.from[0] - r->src_y) * oclconv__row_stride(r->src);
+    out.data = NULL; /* the part's result stays on the device, its kept rectangle read below */
+    oclconv__io io;
+    oclconv_status s = oclconv__io_begin(ctx, &part, &io);
+    if (s == OCLCONV_OK)
+        s = oclconv__run_buffer_path(ctx, &part, &io);
+    /* The source's buffer goes first (its kernels done before it does),
+     * so the copy out may write memory the source shares. */
+    cl_mem result = io.out; /* scratch: it stays */
+    s = oclconv__io_end(ctx, &part, &io, s);
+    if (s == OCLCONV_OK) {
+        size_t px = oclconv__pixel_bytes(r->dst);
+        oclconv__rect kept = {result, (size_t)sx.size * px, (size_t)sx.out_at * px, sy.out_at,
+                              r->dst->data, oclconv__row_stride(r->dst),
+                              (size_t)r->dst->width * px, r->dst->height};
+        s = oclconv__copy(ctx, ctx->queue, &kept, 0, NULL, NULL);
+    }
+    return s;
+}
+
 /* The image path's part: through host images of the part's size. */
 static oclconv_status image_part(oclconv_context *ctx, const oclconv__region *r,
                                  const oclconv__job *job, const span *sx, const span *sy, int d0,

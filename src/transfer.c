@@ -138,8 +138,8 @@ size_t oclconv__image_span(const oclconv_image *img)
 static int zero_copy(const oclconv_context *ctx, const oclconv_image *img)
 {
     size_t px = oclconv__type_size(img->type) * (img->channels == 3 ? 1 : (size_t)img->channels);
-    return ctx->facts.unified_memory && oclconv__row_stride(img) == oclconv__packed_row(img) &&
-           (uintptr_t)img->data % px == 0;
+    return ctx->facts.unified_memory && img->data &&
+           oclconv__row_stride(img) == oclconv__packed_row(img) && (uintptr_t)img->data % px == 0;
 }
 
 int oclconv__overlap(const oclconv_image *a, const oclconv_image *b)
@@ -194,7 +194,7 @@ oclconv_status oclconv__io_begin(oclconv_context *ctx, const oclconv__job *job, 
 oclconv_status oclconv__io_end(oclconv_context *ctx, const oclconv__job *job, oclconv__io *io,
                                oclconv_status status)
 {
-    if (status == OCLCONV_OK && io->out) {
+    if (status == OCLCONV_OK && io->out && job->dst->data) {
         if (io->out_owned) { /* a map makes the kernels' writes visible in host memory;
                                 * not blocking: the clFinish() after it waits for both */
             cl_int err;

@@ -3,9 +3,10 @@
  * strips of rows (options.max_device_bytes, OCLCONV_DEVICE_BYTES): each
  * result is that rectangle of the reference on the whole image, under
  * every border, at every edge and corner, from a source that is the whole
- * image or only the pixels the windows read; and what the caller supplies
- * short or wrong is refused before the destination is touched.  The
- * regions and strips again in bands through pinned staging buffers.
+ * image or only the pixels the windows read, in padded or packed rows, the
+ * destination in its own memory or in the source's; and what the caller
+ * supplies short or wrong is refused before the destination is touched.
+ * The regions and strips again in bands through pinned staging buffers.
  */
 #include "reference.h"
 #include "test.h"
@@ -33,15 +34,16 @@ static ref_result crop(const ref_result *whole, int x, int y, int w, int h)
 }
 
 /* A copy of the rectangle x, y, w x h of an image, in memory of its own
- * with padded rows. */
-static oclconv_image cut(const oclconv_image *img, int x, int y, int w, int h)
+ * with rows padded by `pad` bytes. */
+static oclconv_image cut(const oclconv_image *img, int x, int y, int w, int h, size_t pad)
 {
     uint64_t unused = 1;
-    oclconv_image out = image_random(&unused, w, h, img->channels, img->type, 24);
+    oclconv_image out = image_random(&unused, w, h, img->channels, img->type, pad);
     size_t px = value_size(img->type) * (size_t)img->channels;
     size_t stride = img->stride ? img->stride : px * (size_t)img->width;
+    size_t out_stride = out.stride ? out.stride : px * (size_t)w;
     for (int j = 0; j < h; j++)
-        memcpy((char *)out.data + (size_t)j * out.stride,
+        memcpy((char *)out.data + (size_t)j * out_stride,
                (const char *)img->data + (size_t)(y + j) * stride + (size_t)x * px,
                (size_t)w * px);
     return out;
@@ -61,21 +63,37 @@ static void needed(int d0, int d1, int r, int n, int wrap, int *lo, int *hi)
     *hi = *hi > n ? n : *hi;
 }
 
+/* Sources: the whole image (0), or only the pixels the windows read, in
+ * padded rows (1), packed (2: on a device that shares the host's memory,
+ * the kernels read them where they lie), packed with the destination in
+ * their own memory, the rectangle where it lies (3), or the whole packed
+ * (4: full-width strips read where they lie, rows into it). */
+enum { SOURCES = 5 };
+static const char *const sources[SOURCES] = {"the whole", "its halo", "its packed halo",
+                                             "its packed halo, in place", "the packed whole"};
+
 static int region_case(oclconv_context *ctx, const oclconv_image *whole, const ref_result *ref,
                        const oclconv_filter *f, const oclconv_options *opt, oclconv_type dst_type,
                        int x, int y, int w, int h, int minimal, const char *what)
 {
     int fw, fh, x0 = 0, y0 = 0, x1 = whole->width, y1 = whole->height;
     oclconv_filter_size(f, &fw, &fh);
-    if (minimal) {
+    if (minimal >= 1 && minimal <= 3) {
         int wrap = opt->border == OCLCONV_BORDER_WRAP;
         needed(x, x + w, fw / 2, whole->width, wrap, &x0, &x1);
         needed(y, y + h, fh / 2, whole->height, wrap, &y0, &y1);
     }
-    oclconv_image src = cut(whole, x0, y0, x1 - x0, y1 - y0);
+    oclconv_image src = cut(whole, x0, y0, x1 - x0, y1 - y0, minimal >= 2 ? 0 : 24);
     oclconv_image probe = image_random(&(uint64_t){3}, w, h, whole->channels, dst_type, 8);
     oclconv_image dst = image_like(&probe, dst_type, 8);
     image_free(&probe);
+    int in_place = minimal == 3 && dst_type == whole->type;
+    oclconv_image own = dst;
+    if (in_place) {
+        size_t px = value_size(dst_type) * (size_t)whole->channels;
+        dst.stride = px * (size_t)src.width;
+        dst.data = (char *)src.data + (size_t)(y - y0) * dst.stride + (size_t)(x - x0) * px;
+    }
     oclconv_region where = {whole->width, whole->height, x0, y0, x, y};
     ref_result part = crop(ref, x, y, w, h);
     char why[256] = "";
@@ -83,14 +101,14 @@ static int region_case(oclconv_context *ctx, const oclconv_image *whole, const r
     oclconv_status s = oclconv_apply_region(ctx, &src, &where, &dst, f, opt);
     if (s == OCLCONV_OK)
         bad = ref_compare(&dst, &part, why, sizeof why);
-    if (s != OCLCONV_OK || bad != 0 || !image_padding_intact(&dst))
+    if (s != OCLCONV_OK || bad != 0 || (!in_place && !image_padding_intact(&dst)))
         TEST_FAIL_("%s %s %s->%s cn=%d: region %dx%d at (%d, %d) of %dx%d from %s: %s %ld bad %s",
                    what, border_name(opt->border), type_name(whole->type), type_name(dst_type),
-                   whole->channels, w, h, x, y, whole->width, whole->height,
-                   minimal ? "its halo" : "the whole", oclconv_strerror(s), bad, why);
+                   whole->channels, w, h, x, y, whole->width, whole->height, sources[minimal],
+                   oclconv_strerror(s), bad, why);
     ref_result_free(&part);
     image_free(&src);
-    image_free(&dst);
+    image_free(&own);
     return s == OCLCONV_OK && bad == 0;
 }
 
@@ -163,7 +181,7 @@ static void regions(oclconv_context *ctx, uint64_t *rng)
             oclconv_options opt = border_options((oclconv_border)b, 42);
             ref_result ref = ref_of_filter(&whole, f, &opt);
             for (size_t r = 0; r < sizeof rects / sizeof *rects; r++)
-                for (int minimal = 0; minimal < 2; minimal++, cases++)
+                for (int minimal = 0; minimal < SOURCES; minimal++, cases++)
                     passed += region_case(ctx, &whole, &ref, f, &opt, types[t][1], rects[r][0],
                                           rects[r][1], rects[r][2], rects[r][3], minimal,
                                           kind == 0 ? "2-D 5x3" : kind == 1 ? "Gaussian 7x5"
@@ -216,7 +234,7 @@ static void regions_cl(oclconv_context *ctx, uint64_t *rng)
             int x0, x1, y0, y1, wrap = b == OCLCONV_BORDER_WRAP;
             needed(x, x + w, fw / 2, W, wrap, &x0, &x1);
             needed(y, y + h, fh / 2, H, wrap, &y0, &y1);
-            oclconv_image part = cut(&whole, x0, y0, x1 - x0, y1 - y0);
+            oclconv_image part = cut(&whole, x0, y0, x1 - x0, y1 - y0, 24);
             oclconv_image out = image_random(rng, w, h, cn, type, 0);
             cl_mem in = buffer_of(ctx, &part), res = buffer_of(ctx, &out);
             oclconv_cl_image a = {in, part.width, part.height, cn, type};
@@ -272,7 +290,7 @@ static void refusals(oclconv_context *ctx, uint64_t *rng)
     oclconv_filter *f = filter_of(1, rng); /* 7x5: reach 3 and 2 */
     oclconv_options opt = border_options(OCLCONV_BORDER_CLAMP, 0);
     /* The source holds columns 10.. only: the destination at 12 reads 9. */
-    oclconv_image part = cut(&whole, 10, 0, 20, 20);
+    oclconv_image part = cut(&whole, 10, 0, 20, 20, 24);
     oclconv_region where = {30, 20, 10, 0, 12, 6};
     ASSERT_STATUS(ctx, oclconv_apply_region(ctx, &part, &where, &dst, f, &opt),
                   OCLCONV_E_INVALID_ARG);
@@ -283,7 +301,7 @@ static void refusals(oclconv_context *ctx, uint64_t *rng)
     memcpy(dst.data, before, sizeof before);
     /* WRAP at the left edge reads the far right, which the part lacks. */
     opt.border = OCLCONV_BORDER_WRAP;
-    oclconv_image left = cut(&whole, 0, 0, 20, 20);
+    oclconv_image left = cut(&whole, 0, 0, 20, 20, 24);
     oclconv_region at_left = {30, 20, 0, 0, 0, 6};
     ASSERT_STATUS(ctx, oclconv_apply_region(ctx, &left, &at_left, &dst, f, &opt),
                   OCLCONV_E_INVALID_ARG);
