@@ -6,8 +6,9 @@
  * fewer planes; sums at the bound's reach (every value at the type's
  * maximum, checkerboards under a dominant tap), results 2^-9 either side
  * of a tie; float sums far under the image's largest value, NaN and
- * infinities; in place, in bands and strips, in batches; AUTO's choice of it, and its refusals (dyadic filters' exact
- * ties are test_paths' exact halves).  In the device's kernel shapes and
+ * infinities; in place, in bands and strips, in batches; AUTO's choice of
+ * it, and its refusals (dyadic filters' exact ties are test_paths' exact
+ * halves).  In the device's kernel shapes and
  * the other device type's, a set of cases in a child process each
  * (tests/path_check.c).
  */
