@@ -1,25 +1,19 @@
 /* AUTO that measures: the path AUTO takes for a class of jobs (types,
  * channels, filter kind, radius band, image size band, border group and
  * kernel shapes) comes from timing the candidate paths on the device, once
- * a machine, remembered in a file a device under $XDG_CACHE_HOME/oclconv/.
- * The rules of plan.c choose where nothing was measured and stay the
- * choice unless another path is clearly faster. */
+ * a machine, remembered in a file a device under $XDG_CACHE_HOME/oclconv/
+ * (src/calibration_file.c).  The rules of plan.c choose where nothing was
+ * measured and stay the choice unless another path is clearly faster. */
 #include "internal.h"
+#include "calibration.h"
 #include "path_rules.h"
-#include "program.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
-#define KEY_MAX 64
-#define DETAIL_MAX 128
-#define FILE_MAX (1 << 20)
 /* Each candidate is run once to build it, then timed in up to this many
  * rounds, the best kept (a first calibration in a fresh process, the
  * 2-core Xeon through PoCL: with three rounds the separable bands of a
@@ -31,24 +25,8 @@
 #define SLOWER 1.5
 #define MARGIN 0.92
 #define PRUNE_S 0.002
-/* The classes' version: a file of another is another machine's. */
-#define CLASSES 2
 
-typedef struct {
-    char key[KEY_MAX];
-    oclconv_method method;
-    int measured_here; /* in this context, not read from the file */
-    char detail[DETAIL_MAX];
-} entry;
-
-struct oclconv__calibration {
-    char path[4096]; /* the file the entries were read from; "" none */
-    int loaded;
-    uint64_t id;     /* identity() */
-    char who[1200];
-    entry *e;
-    int n, cap;
-};
+typedef oclconv__calibration_entry entry;
 
 static const char *const mode_names[] = {"", "on", "off", "stored", "fresh"};
 
@@ -69,200 +47,6 @@ static oclconv_status current_mode(oclconv_context *ctx, oclconv_calibration *mo
         }
     return oclconv__fail(ctx, OCLCONV_E_INVALID_ARG,
                          "OCLCONV_CALIBRATE=%s is not one of on, off, stored, fresh", env);
-}
-
-/* ---- the file ----------------------------------------------------------- */
-static uint64_t fnv(uint64_t h, const char *s)
-{
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return (h ^ '\n') * 1099511628211u;
-}
-
-static void device_text(const oclconv_context *ctx, cl_device_info what, char *buf, size_t size)
-{
-    buf[0] = 0;
-    clGetDeviceInfo(ctx->device, what, size - 1, buf, NULL);
-    buf[size - 1] = 0;
-    for (char *c = buf; *c; c++) /* one line in the file's comment */
-        if ((unsigned char)*c < ' ')
-            *c = ' ';
-}
-
-/* What the measurements belong to: the platform, device and driver, the
- * library's version and its kernels.  Its hash names the file. */
-static uint64_t identity(const oclconv_context *ctx, char *text, size_t size)
-{
-    char dev[256], ver[256], drv[256], plat[256] = "";
-    device_text(ctx, CL_DEVICE_NAME, dev, sizeof dev);
-    device_text(ctx, CL_DEVICE_VERSION, ver, sizeof ver);
-    device_text(ctx, CL_DRIVER_VERSION, drv, sizeof drv);
-    cl_platform_id p = NULL;
-    clGetDeviceInfo(ctx->device, CL_DEVICE_PLATFORM, sizeof p, &p, NULL);
-    if (p)
-        clGetPlatformInfo(p, CL_PLATFORM_VERSION, sizeof plat - 1, plat, NULL);
-    plat[sizeof plat - 1] = 0;
-    snprintf(text, size, "%s / %s / %s / driver %s / oclconv %d / classes %d", dev, ver, plat,
-             drv, oclconv_version_number(), CLASSES);
-    uint64_t h = fnv(14695981039346656037u, text);
-    for (const oclconv__cl_source *s = oclconv__cl_sources; s->name; s++)
-        h = fnv(fnv(h, s->name), s->text);
-    return h;
-}
-
-/* The folder: the context's, else OCLCONV_CALIBRATION_DIR, else
- * $XDG_CACHE_HOME/oclconv, else $HOME/.cache/oclconv; 0 when none. */
-static int file_path(const oclconv_context *ctx, uint64_t id, char *path, size_t size)
-{
-    const char *dir = ctx->calib_dir ? ctx->calib_dir : getenv("OCLCONV_CALIBRATION_DIR");
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME"), *under = "";
-    if (!dir || !*dir) {
-        int cache = xdg && *xdg == '/';
-        if (!cache && (!home || !*home))
-            return 0;
-        dir = cache ? xdg : home;
-        under = cache ? "/oclconv" : "/.cache/oclconv";
-    }
-    int n = snprintf(path, size, "%s%s/calibration-%016llx.tsv", dir, under,
-                     (unsigned long long)id);
-    return n > 0 && (size_t)n < size;
-}
-
-static entry *find(struct oclconv__calibration *c, const char *key)
-{
-    for (int i = 0; i < c->n; i++)
-        if (strcmp(c->e[i].key, key) == 0)
-            return &c->e[i];
-    return NULL;
-}
-
-static entry *add(struct oclconv__calibration *c, const char *key)
-{
-    entry *e = find(c, key);
-    if (e)
-        return e;
-    if (c->n == c->cap) {
-        int cap = c->cap ? 2 * c->cap : 16;
-        entry *grown = realloc(c->e, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return NULL;
-        c->e = grown;
-        c->cap = cap;
-    }
-    e = &c->e[c->n++];
-    memset(e, 0, sizeof *e);
-    snprintf(e->key, sizeof e->key, "%s", key);
-    return e;
-}
-
-static int key_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || strchr("/-.", c);
-}
-
-/* One entry line: key, tab, the name of a path AUTO may take (not the
- * image path), and a tab and detail or not. */
-static int parse_entry(struct oclconv__calibration *c, char *line)
-{
-    char *tab = strchr(line, '\t');
-    if (!tab || tab == line || tab - line >= KEY_MAX)
-        return 0;
-    *tab = 0;
-    for (char *k = line; *k; k++)
-        if (!key_char(*k))
-            return 0;
-    char *name = tab + 1, *detail = strchr(name, '\t');
-    if (detail)
-        *detail++ = 0;
-    oclconv_method m;
-    entry *e;
-    if (!oclconv__parse_method(name, &m) || m == OCLCONV_METHOD_AUTO ||
-        m == OCLCONV_METHOD_IMAGE || !(e = add(c, line)))
-        return 0;
-    e->method = m;
-    snprintf(e->detail, sizeof e->detail, "%s", detail ? detail : "");
-    return 1;
-}
-
-/* Reads the file's entries into c where every line is well formed and its
- * id is this device's: a truncated, corrupt or foreign file adds nothing. */
-static void read_file(struct oclconv__calibration *c, const char *path, uint64_t id)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return;
-    char *text = malloc(FILE_MAX + 1);
-    size_t len = text ? fread(text, 1, FILE_MAX + 1, f) : 0;
-    fclose(f);
-    if (!text || len == 0 || len > FILE_MAX || memchr(text, 0, len) || text[len - 1] != '\n') {
-        free(text);
-        return;
-    }
-    text[len] = 0;
-    struct oclconv__calibration got;
-    memset(&got, 0, sizeof got);
-    char want[32];
-    snprintf(want, sizeof want, "id %016llx", (unsigned long long)id);
-    int ok = 1, have_id = 0;
-    for (char *line = text, *next; ok && *line; line = next) {
-        next = strchr(line, '\n');
-        *next++ = 0;
-        if (line[0] == '#')
-            continue;
-        if (!have_id)
-            ok = have_id = strcmp(line, want) == 0;
-        else
-            ok = parse_entry(&got, line);
-    }
-    for (int i = 0; ok && have_id && i < got.n; i++) {
-        entry *e = find(c, got.e[i].key);
-        if (!e || !e->measured_here) {
-            if (!(e = add(c, got.e[i].key)))
-                break;
-            *e = got.e[i];
-        }
-    }
-    free(got.e);
-    free(text);
-}
-
-static void make_dirs(char *path)
-{
-    for (char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
-        *s = 0;
-        mkdir(path, 0755);
-        *s = '/';
-    }
-}
-
-/* Writes every entry, merged with what other processes stored meanwhile,
- * through a temporary file renamed over the old: a reader sees the old
- * file or the new, whole.  A folder that cannot be written keeps the
- * measurements in the context only. */
-static void write_file(struct oclconv__calibration *c, const char *path, uint64_t id,
-                       const char *who)
-{
-    read_file(c, path, id);
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
-    make_dirs(tmp);
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return;
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        close(fd);
-        unlink(tmp);
-        return;
-    }
-    fprintf(f, "# oclconv: AUTO's measured paths on %s (any change to this file discards it)\n"
-               "id %016llx\n", who, (unsigned long long)id);
-    for (int i = 0; i < c->n; i++)
-        fprintf(f, "%s\t%s\t%s\n", c->e[i].key, oclconv_method_name(c->e[i].method),
-                c->e[i].detail);
-    fchmod(fd, 0644);
-    if (fclose(f) != 0 || rename(tmp, path) != 0)
-        unlink(tmp);
 }
 
 /* ---- the class of a job --------------------------------------------------- */
@@ -536,26 +320,26 @@ oclconv_status oclconv__calibrated(oclconv_context *ctx, const oclconv__job *job
     if (!c && !(c = ctx->calib = calloc(1, sizeof *c)))
         return OCLCONV_OK; /* the rules need no memory */
     if (!c->id)
-        c->id = identity(ctx, c->who, sizeof c->who);
+        c->id = oclconv__calibration_identity(ctx, c->who, sizeof c->who);
     uint64_t id = c->id;
     char path[sizeof c->path] = "";
-    int have_path = file_path(ctx, id, path, sizeof path);
+    int have_path = oclconv__calibration_path(ctx, id, path, sizeof path);
     if (!c->loaded || strcmp(path, c->path) != 0) {
         c->n = 0;
         if (have_path && mode != OCLCONV_CALIBRATE_FRESH)
-            read_file(c, path, id);
+            oclconv__calibration_read(c, path, id);
         snprintf(c->path, sizeof c->path, "%s", path);
         c->loaded = 1;
     }
-    char key[KEY_MAX];
+    char key[OCLCONV_CALIBRATION_KEY_MAX];
     class_key(job, key, sizeof key);
-    entry *e = find(c, key);
+    entry *e = oclconv__calibration_find(c, key);
     if (e && (e->measured_here || mode != OCLCONV_CALIBRATE_FRESH)) {
         *m = e->method;
         return OCLCONV_OK;
     }
     int stale = e != NULL; /* FRESH: a stored entry measured again */
-    if (mode == OCLCONV_CALIBRATE_STORED || !(e = add(c, key)))
+    if (mode == OCLCONV_CALIBRATE_STORED || !(e = oclconv__calibration_add(c, key)))
         return OCLCONV_OK;
     if (!measure(ctx, job, e)) {
         if (!stale)
@@ -565,7 +349,7 @@ oclconv_status oclconv__calibrated(oclconv_context *ctx, const oclconv__job *job
     e->measured_here = 1;
     *m = e->method;
     if (have_path)
-        write_file(c, path, id, c->who);
+        oclconv__calibration_write(c, path, id, c->who);
     return OCLCONV_OK;
 }
 
