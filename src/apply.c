@@ -1,6 +1,8 @@
 /* oclconv_apply() and oclconv_apply_region(): validate every argument,
  * plan, run the chosen path, whole or in parts (src/region.c). */
 #include "internal.h"
+#include "fft.h"
+#include "region.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* oclconv_apply_cl() and oclconv_apply_region_cl(): images the application
  * holds in OpenCL buffers, filtered without host copies or waits. */
 #include "internal.h"
+#include "region.h"
 
 #include <stdint.h>
 

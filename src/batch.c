@@ -9,6 +9,7 @@
  * rates (images a second).
  */
 #include "internal.h"
+#include "region.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,6 @@
 /* Contexts: the device, its queue, the facts the planner needs, the caches. */
 #include "internal.h"
+#include "fft.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -7,6 +7,7 @@
  * calls before.
  */
 #include "internal.h"
+#include "region.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -9,6 +9,7 @@
  * printf goes, and the failure comes back as OCLCONV_E_BUILD.
  */
 #include "internal.h"
+#include "fft.h"
 
 #include <math.h>
 #include <stdio.h>

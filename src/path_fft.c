@@ -10,6 +10,7 @@
  * beside the image's largest value is made again directly (fft_scatter).
  */
 #include "internal.h"
+#include "fft.h"
 #include "path_rules.h"
 
 #include <math.h>

@@ -9,6 +9,7 @@
  */
 #include "internal.h"
 #include "host_copy.h"
+#include "region.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -16,6 +16,7 @@
  * then reads its result back: src/pipeline.c).
  */
 #include "internal.h"
+#include "region.h"
 
 #include <stdint.h>
 #include <stdlib.h>
