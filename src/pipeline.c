@@ -47,11 +47,9 @@ static oclconv_status upload(oclconv_context *ctx, const oclconv__region *r, con
     return s;
 }
 
-/* The part's results from the device buffer `out`, its image from row
- * row0, into the destination. */
-static oclconv_status read_back(oclconv_context *ctx, const oclconv__region *r, const span *sx,
-                                const span *sy, int d0, int d1, cl_mem out, int row0,
-                                cl_event *done)
+oclconv_status oclconv__read_back(oclconv_context *ctx, const oclconv__region *r, const span *sx,
+                                  const span *sy, int d0, int d1, cl_mem out, int row0,
+                                  cl_event *done)
 {
     const oclconv_image *dst = r->dst;
     size_t px = oclconv__pixel_bytes(dst), stride = oclconv__row_stride(dst);
@@ -318,8 +316,8 @@ static oclconv_status finish_part(oclconv_context *ctx, const staging *st, const
                 clReleaseEvent(*read);
             *read = NULL;
             k = adjacent(p, i, n, 0);
-            s = read_back(ctx, p[i].r, &sx, &sy, d0, d0 + (d1 - d0) * k, io.out, i * sy.size,
-                          read);
+            s = oclconv__read_back(ctx, p[i].r, &sx, &sy, d0, d0 + (d1 - d0) * k, io.out,
+                                   i * sy.size, read);
         }
     }
     if (ctx->kernel_event_count > OCLCONV_MAX_EVENTS - OCLCONV_MAX_KERNELS)

@@ -317,13 +317,9 @@ oclconv_status oclconv__run_region_in_place(oclconv_context *ctx, const oclconv_
      * so the copy out may write memory the source shares. */
     cl_mem result = io.out; /* scratch: it stays */
     s = oclconv__io_end(ctx, &part, &io, s);
-    if (s == OCLCONV_OK) {
-        size_t px = oclconv__pixel_bytes(r->dst);
-        oclconv__rect kept = {result, (size_t)sx.size * px, (size_t)sx.out_at * px, sy.out_at,
-                              r->dst->data, oclconv__row_stride(r->dst),
-                              (size_t)r->dst->width * px, r->dst->height};
-        s = oclconv__copy(ctx, ctx->queue, &kept, 0, NULL, NULL);
-    }
+    if (s == OCLCONV_OK)
+        s = oclconv__read_back(ctx, r, &sx, &sy, r->dst_y, r->dst_y + r->dst->height, result, 0,
+                               NULL);
     return s;
 }
 

@@ -114,5 +114,12 @@ int oclconv__stages(const oclconv_context *ctx, const oclconv_image *src, const 
  * *failed (when given) is the index of the part that failed, else -1. */
 oclconv_status oclconv__run_parts(oclconv_context *ctx, const oclconv__part *p, int n, int ring,
                                   oclconv__path_fn run, int *failed);
+/* Copies a part's kept rectangle, destination rows d0 .. d1 - 1, from the
+ * device buffer `out`, its image from row row0, into r's destination on
+ * the context's queue; with `done` the copy is left running and *done is
+ * its event, else it has finished on return. */
+oclconv_status oclconv__read_back(oclconv_context *ctx, const oclconv__region *r,
+                                  const oclconv__span *sx, const oclconv__span *sy, int d0, int d1,
+                                  cl_mem out, int row0, cl_event *done);
 
 #endif
