@@ -1,30 +1,58 @@
 /*
  * The runs path: filters of few distinct weights (discs, rings, hexagons:
- * bokeh) on 8- and 16-bit images.  Each row of such a filter is a few runs
- * of equal taps, and a run's sum over a window of a source row is the
- * difference of two of that row's prefix sums, so an output costs two
- * loads a run, not a multiply-add a tap: a 63x63 disc about 126, not 3969.
- * Integer sums are exact; each level's sum is weighed once, in double.
+ * bokeh).  Each row of such a filter is a few runs of equal taps, and a
+ * run's sum over a window of a source row is the difference of two of
+ * that row's prefix sums, so an output costs two loads a run, not a
+ * multiply-add a tap: a 63x63 disc about 126, not 3969.  Each level's sum
+ * is weighed once, in double.
  *
  * runs_prefix: row y's prefix sums P[k], k = 0 .. width + 2 rx, of the row
  * laid out from column -rx to width - 1 + rx as the border makes it (0
  * where it reads no pixel), a channel at a time: P[0] = 0 and P[k + 1] =
- * P[k] + v(k - rx).  In uint, modulo 2^32: a difference of two is a run's
- * sum, at most 4095 taps of 65535, so it comes out exact.
+ * P[k] + v(k - rx).  8- and 16-bit images in uint, modulo 2^32: a
+ * difference of two is a run's sum, at most 4095 taps of 65535, so it
+ * comes out exact.  Float images in double, which is not exact: a run's
+ * sum P[b + 1] - P[a] is P[a] with the run's values added to it one by
+ * one, each addition rounding by at most u (2^-53) of its result, so it
+ * moves by at most (b - a + 1) u M, M the row's largest prefix magnitude
+ * (after the rows' prefix sums, infinite where a value is not finite), and
+ * by nothing where the run holds only zeros (their counts, after M).
  *
  * runs_sum: VEC output values a work-item.  Each run (dy, a, b) of the table
  * (src/path_runs.c) adds row y + dy's values x + a .. x + b; runs come
  * sorted by level, after the levels' weights.  Under ZERO, CONSTANT and
- * NORMALIZE the in-image taps of a run are counted from its columns.
+ * NORMALIZE the in-image taps of a run are counted from its columns.  A
+ * float result is kept where its magnitude is at least 2 10^5 times the
+ * bound on its error, its runs' bounds weighed by their levels' magnitudes
+ * with the roundings of adding and weighing them (`reach` u per unit,
+ * src/path_runs.c): its terms are as large, and the error at most half the
+ * contract's 1e-5 of them.  Any other (terms that cancel, values far
+ * apart, a row holding a NaN or an infinity) is summed again directly from
+ * the source over every tap, in double.
  */
-#if SRC_TYPE == 0
+#if SRC_TYPE == 2
+#define FLOAT_SUMS 1
+#define LEVEL_SUM double
+#define PREFIX double
+#elif SRC_TYPE == 0
+#define FLOAT_SUMS 0
 #define LEVEL_SUM uint /* at most 2^22 taps of 255 */
+#define PREFIX uint
 #else
+#define FLOAT_SUMS 0
 #define LEVEL_SUM ulong
+#define PREFIX uint
 #endif
 typedef LEVEL_SUM level_sum_t;
+typedef PREFIX prefix_t;
 
-__kernel void runs_prefix(__global const src_t *src, __global uint *prefix, int width,
+/* |v|, NaN for NaN (CPU builds declare only the built-ins cl/builtins.cl names). */
+static inline double magnitude(double v)
+{
+    return v < 0 ? -v : v;
+}
+
+__kernel void runs_prefix(__global const src_t *src, __global prefix_t *prefix, int width,
                           int height, int rx)
 {
     int y = get_global_id(0);
@@ -32,27 +60,51 @@ __kernel void runs_prefix(__global const src_t *src, __global uint *prefix, int 
         return;
     size_t plen = (size_t)(width + 2 * rx + 1) * CN;
     __global const src_t *row = src + (size_t)y * width * CN;
-    __global uint *p = prefix + (size_t)y * plen;
-    uint sum[CN];
+    __global prefix_t *p = prefix + (size_t)y * plen;
+    prefix_t sum[CN];
+    double most = 0;
+#if FLOAT_SUMS
+    /* After the rows' prefix sums, the rows' M, then their counts of
+     * values that are not 0, laid out as the sums are. */
+    __global double *row_most = (__global double *)(prefix + (size_t)height * plen);
+    __global uint *count = (__global uint *)(row_most + height) + (size_t)y * plen;
+    uint nonzero[CN];
+#endif
     for (int c = 0; c < CN; c++) {
         sum[c] = 0;
         p[c] = 0;
+#if FLOAT_SUMS
+        nonzero[c] = count[c] = 0;
+#endif
     }
     for (int k = 0; k < width + 2 * rx; k++) {
         int sx = border_index(k - rx, width);
         for (int c = 0; c < CN; c++) {
-            sum[c] += sx >= 0 ? (uint)row[(size_t)sx * CN + c] : 0u;
+            prefix_t v = sx >= 0 ? (prefix_t)row[(size_t)sx * CN + c] : 0;
+            sum[c] += v;
             p[(size_t)(k + 1) * CN + c] = sum[c];
+#if FLOAT_SUMS
+            most = fmax(most, magnitude((double)sum[c]));
+            nonzero[c] += v != 0;
+            count[(size_t)(k + 1) * CN + c] = nonzero[c];
+#endif
         }
     }
+#if FLOAT_SUMS
+    /* A value that is not finite leaves its channel's last prefix so (a
+     * double does not overflow adding a row of floats). */
+    for (int c = 0; c < CN; c++)
+        most = magnitude((double)sum[c]) <= DBL_MAX ? most : INFINITY;
+    row_most[y] = most;
+#endif
 }
 
-/* The sums of every run for `col`, the prefix sums of an output's (or
- * VEC consecutive outputs') first tap column x - rx in row 0, into sum_
- * (T: a value or VEC of them, LOAD(p) as many prefix sums from p, CVT them
- * to double) and win_ (NORMALIZE: the weights of the taps in the image,
- * counted at column x, which stands for every output of a vector whose
- * taps all lie in the image's columns).  Each level's integer sum is
+/* The sums of every run of an output (or VEC consecutive outputs) at
+ * column x into sum_ (T: a value or VEC of them, RUN(sy, q) run q's sum
+ * over source row sy, CVT it to double) and win_ (NORMALIZE: the weights
+ * of the taps in the image, counted at column x, which stands for every
+ * output of a vector whose taps all lie in the image's columns); MASS(sy,
+ * q) adds the run's share of the float bound.  Each level's sum is
  * weighed once, when its runs end; CONSTANT adds its outside taps times
  * the border's value.  Rows whose taps all lie in the image (inside_y)
  * read their source rows unfolded (1.05x). */
@@ -63,27 +115,65 @@ __kernel void runs_prefix(__global const src_t *src, __global uint *prefix, int 
 #else
 #define LEVEL_DONE(CVT) (sum_ += levels[lvl_] * CVT(acc_), win_ += levels[lvl_] * (double)inside_)
 #endif
-#define RUN_SUMS(T, LOAD, WIDEN, CVT)                                                      \
-    T acc_ = 0;                                                                            \
-    int inside_ = 0, taps_ = 0, lvl_ = runs[0].w;                                          \
-    for (int r = 0; r < run_count; r++) {                                                  \
-        int4 q = runs[r];                                                                  \
-        if (q.w != lvl_) {                                                                 \
-            LEVEL_DONE(CVT);                                                               \
-            acc_ = 0;                                                                      \
-            inside_ = taps_ = 0;                                                           \
-            lvl_ = q.w;                                                                    \
+#define RUN_SUMS(T, RUN, CVT, MASS)                                                        \
+    {                                                                                      \
+        T acc_ = 0;                                                                        \
+        int inside_ = 0, taps_ = 0, lvl_ = runs[0].w;                                      \
+        for (int r = 0; r < run_count; r++) {                                              \
+            int4 q = runs[r];                                                              \
+            if (q.w != lvl_) {                                                             \
+                LEVEL_DONE(CVT);                                                           \
+                acc_ = 0;                                                                  \
+                inside_ = taps_ = 0;                                                       \
+                lvl_ = q.w;                                                                \
+            }                                                                              \
+            int sy = inside_y ? y + q.x : border_index(y + q.x, height);                  \
+            taps_ += q.z - q.y + 1;                                                        \
+            if (sy < 0)                                                                    \
+                continue;                                                                  \
+            acc_ += RUN(sy, q);                                                            \
+            MASS(sy, q);                                                                   \
+            if (BORDER_HAS_OUTSIDE)                                                        \
+                inside_ += max(0, min(x + q.z, width - 1) - max(x + q.y, 0) + 1);          \
         }                                                                                  \
-        int sy = inside_y ? y + q.x : border_index(y + q.x, height);                      \
-        taps_ += q.z - q.y + 1;                                                            \
-        if (sy < 0)                                                                        \
-            continue;                                                                      \
-        __global const uint *p = col + (size_t)sy * plen;                                  \
-        acc_ += WIDEN(LOAD(p + (q.z + 1) * CN) - LOAD(p + q.y * CN));                      \
-        if (BORDER_HAS_OUTSIDE)                                                            \
-            inside_ += max(0, min(x + q.z, width - 1) - max(x + q.y, 0) + 1);              \
-    }                                                                                      \
-    LEVEL_DONE(CVT)
+        LEVEL_DONE(CVT);                                                                   \
+    }
+
+/* A run's sum from the prefix sums of its row: `col` points at the
+ * output's (or vector's) first tap column x - rx in row 0. */
+#define PREFIX_RUN(LOAD, WIDEN, sy, q)                                                     \
+    WIDEN(LOAD(col + (size_t)(sy) * plen + ((q).z + 1) * CN) -                             \
+          LOAD(col + (size_t)(sy) * plen + (q).y * CN))
+#define PREFIX_ONE(sy, q) PREFIX_RUN(LOAD_ONE, WIDEN_ONE, sy, q)
+#define PREFIX_VEC(sy, q) PREFIX_RUN(LOAD_VEC, WIDEN_VEC, sy, q)
+#if FLOAT_SUMS
+#define ROW_MASS(sy, q)                                                                    \
+    (mass_ += magnitude(levels[(q).w]) * (double)((q).z - (q).y + 1 + spare) * most[sy])
+#else
+#define ROW_MASS(sy, q) ((void)0)
+#endif
+/* The same bound, less the runs of zeros only, whose sums are exact (their
+ * prefix sums' additions add nothing): a black region's sums. */
+#if FLOAT_SUMS
+#define NONZERO_MASS(sy, q)                                                                \
+    do {                                                                                   \
+        __global const uint *n_ = ncol + (size_t)(sy) * plen;                               \
+        if (n_[((q).z + 1) * CN] != n_[(q).y * CN])                                        \
+            ROW_MASS(sy, q);                                                               \
+    } while (0)
+/* A vector of one-channel values: the runs of zeros for all of them, from
+ * the first value's first tap to the last value's last. */
+#if CN == 1 && VEC > 1
+#define NONZERO_MASS_V(sy, q)                                                              \
+    do {                                                                                   \
+        __global const uint *n_ = ncol + (size_t)(sy) * plen;                               \
+        if (n_[(q).z + VEC] != n_[(q).y])                                                  \
+            ROW_MASS(sy, q);                                                               \
+    } while (0)
+#else
+#define NONZERO_MASS_V ROW_MASS
+#endif
+#endif
 
 #define LOAD_ONE(p) (*(p))
 #define WIDEN_ONE(a) ((level_sum_t)(a))
@@ -94,7 +184,7 @@ typedef CAT(LEVEL_SUM, VEC) level_sumv_t;
  * to one value, which LLVM takes in one unaligned load where vloadN of
  * uint came out as 8-byte pieces put together (PoCL, AVX-512: 4K u8 gray
  * 31x31 disc 1.6-2x, RGBA8 1.3x). */
-typedef CAT(uint, VEC) __attribute__((aligned(4))) prefixv_t;
+typedef CAT(PREFIX, VEC) __attribute__((aligned(sizeof(prefix_t)))) prefixv_t;
 #define LOAD_VEC(p) (*(__global const prefixv_t *)(p))
 #define WIDEN_VEC(a) CAT(convert_, CAT(LEVEL_SUM, VEC))(a)
 #define TO_DOUBLE_V(a) CAT(convert_double, VEC)(a)
@@ -105,11 +195,65 @@ typedef level_sum_t level_sumv_t;
 #define TO_DOUBLE_V TO_DOUBLE
 #endif
 
+#if FLOAT_SUMS
+/* Whether sums this large beside `least` are kept (the header's test):
+ * not where `least` is NaN or infinite, nor where a sum is NaN. */
+static inline bool kept(double sum, double least)
+{
+    return least < INFINITY && magnitude(sum) >= least;
+}
+
+/* The same for every value of a vector. */
+static inline bool all_kept(accv_t sum, double least)
+{
+#if VEC > 1
+    union {
+        accv_t v;
+        double s[VEC];
+    } u;
+    u.v = sum;
+    bool ok = least < INFINITY;
+    for (int i = 0; i < VEC; i++)
+        ok = ok && magnitude(u.s[i]) >= least;
+    return ok;
+#else
+    return kept(sum, least);
+#endif
+}
+
+/* Output (x, y) of channel c summed again directly over every tap of the
+ * filter (w), in double, zeros too: 0 times a NaN or an infinity is NaN,
+ * as the reference has it; *win the in-image taps' weights (NORMALIZE). */
+static inline double direct_sum(__global const src_t *src, __global const double *w, int width,
+                                int height, int rx, int ry, int x, int y, int c,
+                                double border_value, double *win)
+{
+    double sum = 0, in = 0;
+    for (int j = 0; j <= 2 * ry; j++) {
+        int sy = border_index(y + j - ry, height);
+        for (int i = 0; i <= 2 * rx; i++) {
+            int sx = border_index(x + i - rx, width);
+            double t = w[j * (2 * rx + 1) + i];
+            if (IS_PIXEL(sx) && IS_PIXEL(sy)) {
+                sum += t * (double)src[((size_t)sy * width + sx) * CN + c];
+                in += t;
+            } else if (BORDER == BORDER_CONSTANT) {
+                sum += t * border_value;
+            }
+        }
+    }
+    *win = in;
+    return sum;
+}
+#endif
+
 /* VEC consecutive values of a row a work-item: where every tap of theirs
  * lies in the image's columns, together, as vectors; else one at a time. */
-__kernel void runs_sum(__global const uint *prefix, __global dst_t *dst, int width, int height,
-                       int rx, int ry, __global const int4 *table, int level_count, int run_count,
-                       double border_value, double scale, double delta, double wsum)
+__kernel void runs_sum(__global const prefix_t *prefix, __global dst_t *dst, int width,
+                       int height, int rx, int ry, __global const int4 *table, int level_count,
+                       int run_count, double border_value, double scale, double delta,
+                       double wsum, __global const src_t *src, __global const double *w,
+                       double reach)
 {
     int v0 = get_global_id(0) * VEC, y = get_global_id(1), rowlen = width * CN;
     if (v0 >= rowlen || y >= height)
@@ -119,24 +263,51 @@ __kernel void runs_sum(__global const uint *prefix, __global dst_t *dst, int wid
     size_t plen = (size_t)(width + 2 * rx + 1) * CN;
     __global dst_t *out = dst + (size_t)y * rowlen + v0;
     int inside_y = y >= ry && y + ry < height;
+#if FLOAT_SUMS
+    /* Each run's bound: its additions, and its share of adding a level's
+     * runs (at most 2 M each) and of weighing and adding the levels. */
+    __global const double *most = (__global const double *)(prefix + (size_t)height * plen);
+    __global const uint *nonzero = (__global const uint *)(most + height);
+    int spare = 2 * run_count + 4;
+#else
+    (void)src;
+    (void)w;
+    (void)reach;
+#endif
     if (v0 / CN >= rx && (v0 + VEC - 1) / CN + rx < width && v0 + VEC <= rowlen) {
         /* Column k of the laid-out row holds image column k - rx. */
-        __global const uint *col = prefix + v0 + rx * CN;
+        __global const prefix_t *col = prefix + v0 + rx * CN;
         int x = v0 / CN;
         accv_t sum_ = 0;
-        double win_ = 0;
-        RUN_SUMS(level_sumv_t, LOAD_VEC, WIDEN_VEC, TO_DOUBLE_V);
-#if BORDER == BORDER_NORMALIZE
-        sum_ *= rescale(inside_y ? wsum : win_, wsum);
+        double win_ = 0, mass_ = 0;
+#if FLOAT_SUMS
+        __global const uint *ncol = nonzero + v0 + rx * CN;
+        RUN_SUMS(level_sumv_t, PREFIX_VEC, TO_DOUBLE_V, NONZERO_MASS_V);
+        if (all_kept(sum_, reach * mass_))
+#else
+        RUN_SUMS(level_sumv_t, PREFIX_VEC, TO_DOUBLE_V, ROW_MASS);
 #endif
-        STORE_V(scale * sum_ + delta, out);
-        return;
+        {
+#if BORDER == BORDER_NORMALIZE
+            sum_ *= rescale(inside_y ? wsum : win_, wsum);
+#endif
+            STORE_V(scale * sum_ + delta, out);
+            return;
+        }
     }
     for (int k = 0; k < VEC && v0 + k < rowlen; k++) {
         int x = (v0 + k) / CN;
-        __global const uint *col = prefix + v0 + k + rx * CN;
-        double sum_ = 0, win_ = 0;
-        RUN_SUMS(level_sum_t, LOAD_ONE, WIDEN_ONE, TO_DOUBLE);
+        __global const prefix_t *col = prefix + v0 + k + rx * CN;
+        double sum_ = 0, win_ = 0, mass_ = 0;
+#if FLOAT_SUMS
+        __global const uint *ncol = nonzero + v0 + k + rx * CN;
+        RUN_SUMS(level_sum_t, PREFIX_ONE, TO_DOUBLE, NONZERO_MASS);
+        if (!kept(sum_, reach * mass_))
+            sum_ = direct_sum(src, w, width, height, rx, ry, x, y, (v0 + k) % CN, border_value,
+                              &win_);
+#else
+        RUN_SUMS(level_sum_t, PREFIX_ONE, TO_DOUBLE, ROW_MASS);
+#endif
         /* NORMALIZE: every tap in the image rescales by exactly 1. */
         out[k] = finish_value(sum_, inside_y && x >= rx && x + rx < width ? wsum : win_, wsum,
                               scale, delta);

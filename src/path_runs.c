@@ -1,7 +1,9 @@
 /*
  * The runs path (cl/runs.cl): a filter of few distinct weights as runs of
  * equal taps along its rows, each run's sum the difference of two prefix
- * sums of a source row; 8- and 16-bit images, whose sums are exact.
+ * sums of a source row: exact in integers for 8- and 16-bit images; in
+ * double for float images, where a sum too small for the prefix sums'
+ * bound is made again directly.
  */
 #include "internal.h"
 #include "path_rules.h"
@@ -33,9 +35,19 @@ int oclconv__count_runs(const oclconv_filter *f)
 
 size_t oclconv__runs_row_bytes(const oclconv__job *job, int width)
 {
-    return ((size_t)width + (size_t)job->filter->width) * (size_t)job->src->channels *
-           sizeof(cl_uint);
+    size_t values = ((size_t)width + (size_t)job->filter->width) * (size_t)job->src->channels;
+    /* Float images: the sums in double, the row's M and its counts of
+     * values that are not 0 (cl/runs.cl). */
+    return job->src->type == OCLCONV_F32 ? (values + 1) * sizeof(double) + values * sizeof(cl_uint)
+                                         : values * sizeof(cl_uint);
 }
+
+/* Float images: a sum is kept where its magnitude is at least this many
+ * times its bound in units of 2^-53 (cl/runs.cl), so that the bound is at
+ * most 1 / (1 + 2 10^5) of the sum, whose terms are at least as large:
+ * half the contract's 1e-5 of them, with a margin for the bound's own
+ * roundings. */
+#define FLOAT_REACH (0x1p-53 * 1.01 * (1 + 2e5))
 
 /* CPUs: two loads and two additions a run against a multiply-add a tap,
  * and the prefix sums' pass (PoCL, 4K: a 15x15 disc, 177 taps in 15 runs,
@@ -160,22 +172,31 @@ oclconv_status oclconv__run_runs(oclconv_context *ctx, const oclconv__job *job,
     else
         free(blob);
     double bv = job->opt.border_value, scale = job->opt.scale, delta = job->opt.delta,
-           wsum = f->sum;
+           wsum = f->sum, reach = FLOAT_REACH;
+    /* Float images: the filter's taps for the sums made again directly
+     * (doubles: the path's sums are, oclconv__precision()). */
+    cl_mem taps = table;
+    if (s == OCLCONV_OK && job->src->type == OCLCONV_F32)
+        s = oclconv__upload_weights(ctx, job, f->weights, (size_t)f->width * (size_t)f->height,
+                                    &taps);
     if (s == OCLCONV_OK)
         s = oclconv__args(ctx, prefix, 0, 5, sizeof io->in, &io->in, sizeof sums, &sums,
                           sizeof width, &width, sizeof height, &height, sizeof rx, &rx);
     if (s == OCLCONV_OK)
-        s = oclconv__args(ctx, sum, 0, 13, sizeof sums, &sums, sizeof io->out, &io->out,
+        s = oclconv__args(ctx, sum, 0, 16, sizeof sums, &sums, sizeof io->out, &io->out,
                           sizeof width, &width, sizeof height, &height, sizeof rx, &rx,
                           sizeof ry, &ry, sizeof table, &table, sizeof levels, &levels,
                           sizeof runs, &runs, sizeof bv, &bv, sizeof scale, &scale,
-                          sizeof delta, &delta, sizeof wsum, &wsum);
+                          sizeof delta, &delta, sizeof wsum, &wsum, sizeof io->in, &io->in,
+                          sizeof taps, &taps, sizeof reach, &reach);
     if (s == OCLCONV_OK)
         s = oclconv__run_2d_local(ctx, job, prefix, (size_t)height, 1, PREFIX_ROWS, 1);
     if (s == OCLCONV_OK)
         s = oclconv__run_2d(ctx, job, sum, ((size_t)width * cn + (size_t)job->vec - 1) /
                                                (size_t)job->vec,
                             (size_t)height);
+    if (taps != table)
+        clReleaseMemObject(taps);
     if (table)
         clReleaseMemObject(table);
     return s;

@@ -115,10 +115,11 @@ static oclconv_status box_ok(oclconv_context *ctx, const oclconv__job *job)
  * prefix sums' differences are exact modulo 2^32 (cl/runs.cl). */
 static oclconv_status runs_ok(oclconv_context *ctx, const oclconv__job *job)
 {
-    if (job->src->type == OCLCONV_F32)
+    if (job->src->type == OCLCONV_F32 && job->dst->type != OCLCONV_F32)
         return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
-                             "the runs path sums 8- and 16-bit images (exactly, in integers); "
-                             "float images take a direct path");
+                             "the runs path makes integer results from 8- and 16-bit images "
+                             "only (their sums are exact; a float image's range bounds nothing a "
+                             "priori); a direct path makes them from float images");
     if (!ctx->facts.fp64)
         return oclconv__fail(ctx, OCLCONV_E_UNSUPPORTED,
                              "the runs path weighs its sums in double, which this device lacks");

@@ -1,9 +1,11 @@
 /*
- * The runs path (filters of few distinct weights on 8- and 16-bit images)
- * against the CPU reference: discs, rings and drawn few-level filters on
- * every border, integer type pair and channel count, the sizes that are
- * multiples of nothing, filters larger than the image, all-maximum images
- * under the widest sums, in place; AUTO's choice of it, and its refusals.
+ * The runs path (filters of few distinct weights) against the CPU
+ * reference: discs, rings and drawn few-level filters on every border,
+ * type pair and channel count it takes, the sizes that are multiples of
+ * nothing, filters larger than the image, all-maximum images under the
+ * widest sums, float images whose prefix sums cannot keep every sum (black
+ * regions, values far apart, NaN and infinity), in place; AUTO's choice of
+ * it, and its refusals.
  * In the device's kernel shapes and the other device type's, a set of
  * cases in a child process each (tests/path_check.c).
  */
@@ -43,9 +45,10 @@ static oclconv_filter *few_level_filter(uint64_t *rng, int kind, int fw, int fh)
     return f;
 }
 
-/* The integer type pairs (type_pairs' indices) the path takes. */
-static const int int_pairs[] = {0, 1, 3, 5};
-enum { INT_PAIRS = sizeof int_pairs / sizeof *int_pairs };
+/* The type pairs (type_pairs' indices) the path takes: all but float
+ * images to integer results. */
+static const int runs_pairs[] = {0, 1, 2, 3, 5};
+enum { RUNS_PAIRS = sizeof runs_pairs / sizeof *runs_pairs };
 
 static void sweep(oclconv_context *ctx, uint64_t *rng)
 {
@@ -54,16 +57,16 @@ static void sweep(oclconv_context *ctx, uint64_t *rng)
     enum { N_SHAPES = sizeof shapes_runs / sizeof *shapes_runs };
     long cases = 0;
     for (int b = OCLCONV_BORDER_CLAMP; b <= OCLCONV_BORDER_NORMALIZE; b++)
-        for (int p = 0; p < INT_PAIRS; p++) {
+        for (int p = 0; p < RUNS_PAIRS; p++) {
             /* As test_paths draws: the folding borders (k 0) share a
              * channel count, the others take the other three. */
             int k = b == OCLCONV_BORDER_ZERO       ? 1
                     : b == OCLCONV_BORDER_CONSTANT ? 2
                     : b == OCLCONV_BORDER_NORMALIZE ? 3
                                                     : 0;
-            int cn = 1 + (p + k) % 4, shape = (b * INT_PAIRS + p) % N_SHAPES;
+            int cn = 1 + (p + k) % 4, shape = (b * RUNS_PAIRS + p) % N_SHAPES;
             int fw = shapes_runs[shape][0], fh = shapes_runs[shape][1];
-            const type_pair *tp = &type_pairs[int_pairs[p]];
+            const type_pair *tp = &type_pairs[runs_pairs[p]];
             oclconv_filter *f = few_level_filter(rng, (b + p) % KINDS, fw, fh);
             oclconv_options opt = options_for(OCLCONV_METHOD_RUNS, (oclconv_border)b,
                                               (float)rng_uniform(rng, -20, 300));
@@ -107,10 +110,53 @@ static void full_scale(oclconv_context *ctx, uint64_t *rng)
     }
 }
 
-/* AUTO's rules take the runs for a 31x31 disc on 8- and 16-bit images,
- * and for a 15x15 one in CPU shapes only (GPUs' direct sum is faster
- * there); not for float images, which the path refuses when forced; nor
- * for a filter of distinct taps. */
+/* Float images whose prefix sums cannot keep every sum, which are made
+ * again directly: a black third (exact zeros, runs of which add nothing)
+ * beside bright values, under a disc and a ring of both signs; rows whose
+ * left half is 10^12 times their right half, and rows that hold one value
+ * of 1e30, whose prefix sums swamp the values after them; a NaN and an
+ * infinity, which reach every sum over their taps, zero taps too. */
+static void float_sums(oclconv_context *ctx, uint64_t *rng)
+{
+    static const oclconv_border borders[6] = {
+        OCLCONV_BORDER_CLAMP,      OCLCONV_BORDER_ZERO,     OCLCONV_BORDER_REFLECT101,
+        OCLCONV_BORDER_NORMALIZE, OCLCONV_BORDER_CONSTANT, OCLCONV_BORDER_WRAP};
+    for (int k = 0; k < 6; k++) {
+        int n = k < 3 ? 23 : 31, cn = 1 + k % 3;
+        oclconv_filter *f = few_level_filter(rng, k % 2 ? RING : DISC, n, n);
+        oclconv_image src = image_random(rng, 150, 97, cn, OCLCONV_F32, 0);
+        size_t values = (size_t)src.width * src.height * (size_t)cn;
+        for (size_t i = 0; i < values; i++) {
+            float *v = (float *)src.data + i;
+            size_t x = i / (size_t)cn % (size_t)src.width, y = i / ((size_t)cn * (size_t)src.width);
+            if (k < 2 && x < (size_t)src.width / 3)
+                *v = 0;
+            else if (k == 2 && x < (size_t)src.width / 2)
+                *v *= 1e12f;
+            else if (k == 3 && x == 20 && y == 30)
+                *v = NAN;
+            else if (k == 4 && x == 120 && y == 60)
+                *v = INFINITY;
+            else if (k == 5 && x == 10 && y >= 30 && y < 50)
+                *v = 1e30f;
+        }
+        oclconv_image dst = image_like(&src, OCLCONV_F32, 0);
+        oclconv_options opt = options_for(OCLCONV_METHOD_RUNS, borders[k], 0.25f);
+        ref_result ref = ref_of_filter(&src, f, &opt);
+        char why[200] = "";
+        ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst, f, &opt));
+        if (ref_compare(&dst, &ref, why, sizeof why) != 0)
+            TEST_FAIL_("runs float sums, case %d (%dx%d, %d channels): %s", k, n, n, cn, why);
+        ref_result_free(&ref);
+        image_free(&src);
+        image_free(&dst);
+        oclconv_filter_destroy(f);
+    }
+}
+
+/* AUTO's rules take the runs for a 31x31 disc, and for a 15x15 one in CPU
+ * shapes only (GPUs' direct sum is faster there); not for a filter of
+ * distinct taps.  Forced, it refuses float images to integer results. */
 static void choices(oclconv_context *ctx, uint64_t *rng, int own_shapes)
 {
     cl_device_type type = 0;
@@ -126,16 +172,17 @@ static void choices(oclconv_context *ctx, uint64_t *rng, int own_shapes)
         oclconv_options opt = options_for(OCLCONV_METHOD_AUTO, OCLCONV_BORDER_CLAMP, 0);
         for (int d = 0; d < 2; d++) {
             ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst, discs[d], &opt));
-            ASSERT_EQ(oclconv_last_method(ctx) == OCLCONV_METHOD_RUNS,
-                      types[t] != OCLCONV_F32 && (d == 0 || cpu_shapes));
+            ASSERT_EQ(oclconv_last_method(ctx) == OCLCONV_METHOD_RUNS, d == 0 || cpu_shapes);
         }
         ASSERT_OK(ctx, oclconv_apply(ctx, &src, &dst, any, &opt));
         ASSERT(oclconv_last_method(ctx) != OCLCONV_METHOD_RUNS);
         opt.method = OCLCONV_METHOD_RUNS;
         if (types[t] == OCLCONV_F32) {
-            ASSERT_STATUS(ctx, oclconv_apply(ctx, &src, &dst, discs[0], &opt),
+            oclconv_image to_int = image_like(&src, OCLCONV_U8, 0);
+            ASSERT_STATUS(ctx, oclconv_apply(ctx, &src, &to_int, discs[0], &opt),
                           OCLCONV_E_UNSUPPORTED);
             ASSERT_CONTAINS(oclconv_errmsg(ctx), "8- and 16-bit");
+            image_free(&to_int);
         }
         image_free(&src);
         image_free(&dst);
@@ -150,6 +197,7 @@ static int runs_body(oclconv_context *ctx, uint64_t *rng, int kind, int own_shap
     (void)kind;
     sweep(ctx, rng);
     full_scale(ctx, rng);
+    float_sums(ctx, rng);
     in_place(ctx, OCLCONV_METHOD_RUNS, rng);
     static const oclconv_border borders[4] = {OCLCONV_BORDER_REFLECT, OCLCONV_BORDER_WRAP,
                                               OCLCONV_BORDER_CONSTANT, OCLCONV_BORDER_NORMALIZE};

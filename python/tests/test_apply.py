@@ -54,8 +54,12 @@ def test_disc_by_runs(dtype):
         out = c.apply(img, f, border="constant", border_value=100)
         assert c.last_method == "runs"
         assert_matches(out, *reference(img, f.weights, "constant", 100), dtype)
+        flt = img.astype(np.float32)                # float images to float results too
+        out = c.apply(flt, f, border="constant", border_value=100)
+        assert c.last_method == "runs"
+        assert_matches(out, *reference(flt, f.weights, "constant", 100), "float32")
         with pytest.raises(oclconv.Unsupported, match="8- and 16-bit"):
-            c.apply(img.astype(np.float32), f, method="runs")
+            c.apply(flt, f, method="runs", dtype=np.uint8)
 
 
 def test_builtin_filters_and_last_method(ctx):
