@@ -83,7 +83,7 @@ static void class_key(const oclconv__job *job, char *key, size_t size)
     oclconv_border b = job->opt.border;
     snprintf(key, size, "%s/%s-%s/c%d/%s/r%dx%d/%c/%s%s", job->cpu_shapes ? "cpu" : "gpu",
              types[job->src->type], types[job->dst->type], job->src->channels,
-             box ? "box" : f->row ? "sep" : oclconv__runs_pay(f, 1) ? "runs" : "2d",
+             box ? "box" : f->row ? "sep" : oclconv__runs_pay(f, 1, 0) ? "runs" : "2d",
              radius_band(f->width / 2),
              radius_band(f->height / 2), "sml"[size_band(job)],
              b == OCLCONV_BORDER_NORMALIZE                                ? "normalize"

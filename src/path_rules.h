@@ -12,8 +12,8 @@ oclconv_status oclconv__image_supported(oclconv_context *ctx, const oclconv__job
 oclconv_status oclconv__tiled_ok(oclconv_context *ctx, const oclconv__job *job);
 void oclconv__plan_tiled(const oclconv_context *ctx, oclconv__job *job);
 /* Whether a filter's runs are few enough beside its taps for AUTO to take
- * them, in CPU or GPU kernel shapes (path_runs.c). */
-int oclconv__runs_pay(const oclconv_filter *f, int cpu_shapes);
+ * them, in CPU or GPU kernel shapes, on a float image or not (path_runs.c). */
+int oclconv__runs_pay(const oclconv_filter *f, int cpu_shapes, int float_src);
 /* The runs' sums' work-group, where it is not the planner's. */
 void oclconv__plan_runs(oclconv__job *job);
 /* The FFT path (path_fft.c): whether it keeps the contract for this job,

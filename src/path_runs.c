@@ -51,12 +51,16 @@ size_t oclconv__runs_row_bytes(const oclconv__job *job, int width)
 
 /* CPUs: two loads and two additions a run against a multiply-add a tap,
  * and the prefix sums' pass (PoCL, 4K: a 15x15 disc, 177 taps in 15 runs,
- * 3.2x the direct sum on u8 gray).  GPUs, whose direct sum takes its taps
- * by value and reads through L1, from 20 taps a run (NVIDIA H200, 4K and
- * 8K: the 15x15 disc 0.2-0.6x; 31x31, 24 taps a run, u8 gray 0.84x and
- * 1.14x, RGBA8 1.31x and 2.06x). */
-int oclconv__runs_pay(const oclconv_filter *f, int cpu_shapes)
+ * 3.2x the direct sum on u8 gray; f32 31x31 3.0x the FFT).  GPUs, whose
+ * direct sum takes its taps by value and reads through L1, from 20 taps a
+ * run (NVIDIA H200, 4K and 8K: the 15x15 disc 0.2-0.6x; 31x31, 24 taps a
+ * run, u8 gray 0.84x and 1.14x, RGBA8 1.31x and 2.06x), and not for float
+ * images, whose prefix sums are doubles (H100, kernel time, f32 31x31 disc:
+ * 0.90x the FFT at 4K, 0.86x at 8K). */
+int oclconv__runs_pay(const oclconv_filter *f, int cpu_shapes, int float_src)
 {
+    if (!cpu_shapes && float_src)
+        return 0;
     return (cpu_shapes ? 4 * (long)f->runs + 8 : 20 * (long)f->runs) <= (long)f->nonzero;
 }
 

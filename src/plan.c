@@ -222,7 +222,8 @@ static oclconv_status choose_by_rule(oclconv_context *ctx, oclconv__job *job)
     for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
         job->method = order[i];
         if ((order[i] == OCLCONV_METHOD_BOX && !box_pays) ||
-            (order[i] == OCLCONV_METHOD_RUNS && !oclconv__runs_pay(f, job->cpu_shapes)) ||
+            (order[i] == OCLCONV_METHOD_RUNS &&
+             !oclconv__runs_pay(f, job->cpu_shapes, job->src->type == OCLCONV_F32)) ||
             (order[i] == OCLCONV_METHOD_FFT && !oclconv__fft_pays(job)) ||
             (order[i] == OCLCONV_METHOD_TILED && !tiles_pay))
             continue;

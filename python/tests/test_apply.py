@@ -55,8 +55,7 @@ def test_disc_by_runs(dtype):
         assert c.last_method == "runs"
         assert_matches(out, *reference(img, f.weights, "constant", 100), dtype)
         flt = img.astype(np.float32)                # float images to float results too
-        out = c.apply(flt, f, border="constant", border_value=100)
-        assert c.last_method == "runs"
+        out = c.apply(flt, f, border="constant", border_value=100, method="runs")
         assert_matches(out, *reference(flt, f.weights, "constant", 100), "float32")
         with pytest.raises(oclconv.Unsupported, match="8- and 16-bit"):
             c.apply(flt, f, method="runs", dtype=np.uint8)
