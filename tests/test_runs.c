@@ -115,7 +115,8 @@ static void full_scale(oclconv_context *ctx, uint64_t *rng)
  * beside bright values, under a disc and a ring of both signs; rows whose
  * left half is 10^12 times their right half, and rows that hold one value
  * of 1e30, whose prefix sums swamp the values after them; a NaN and an
- * infinity, which reach every sum over their taps, zero taps too. */
+ * infinity, which reach every sum over their taps, zero taps too; one of
+ * them in strips under a device-memory cap. */
 static void float_sums(oclconv_context *ctx, uint64_t *rng)
 {
     static const oclconv_border borders[6] = {
@@ -141,6 +142,8 @@ static void float_sums(oclconv_context *ctx, uint64_t *rng)
                 *v = 1e30f;
         }
         oclconv_options opt = options_for(OCLCONV_METHOD_RUNS, borders[k], 0.25f);
+        if (k == 1)
+            opt.max_device_bytes = 256 << 10; /* in strips: their prefix rows and counts */
         char label[80];
         snprintf(label, sizeof label, "runs float sums, case %d (%dx%d, %d channels)", k, n, n,
                  cn);
