@@ -62,10 +62,10 @@ __kernel void runs_prefix(__global const src_t *src, __global prefix_t *prefix, 
     __global const src_t *row = src + (size_t)y * width * CN;
     __global prefix_t *p = prefix + (size_t)y * plen;
     prefix_t sum[CN];
-    double most = 0;
 #if FLOAT_SUMS
     /* After the rows' prefix sums, the rows' M, then their counts of
      * values that are not 0, laid out as the sums are. */
+    double most = 0;
     __global double *row_most = (__global double *)(prefix + (size_t)height * plen);
     __global uint *count = (__global uint *)(row_most + height) + (size_t)y * plen;
     uint nonzero[CN];
