@@ -161,13 +161,17 @@ __kernel void runs_prefix(__global const src_t *src, __global prefix_t *prefix, 
         if (n_[((q).z + 1) * CN] != n_[(q).y * CN])                                        \
             ROW_MASS(sy, q);                                                               \
     } while (0)
-/* A vector of one-channel values: the runs of zeros for all of them, from
- * the first value's first tap to the last value's last. */
-#if CN == 1 && VEC > 1
+/* A vector of values whose channels each take VEC / CN of them: the runs
+ * of zeros for all of them, each channel's from its first value's first
+ * tap to its last value's last. */
+#if VEC > 1 && VEC % CN == 0
 #define NONZERO_MASS_V(sy, q)                                                              \
     do {                                                                                   \
         __global const uint *n_ = ncol + (size_t)(sy) * plen;                               \
-        if (n_[(q).z + VEC] != n_[(q).y])                                                  \
+        bool zeros_ = true;                                                                \
+        for (int c_ = 0; c_ < CN; c_++)                                                    \
+            zeros_ = zeros_ && n_[((q).z + 1) * CN + VEC - CN + c_] == n_[(q).y * CN + c_]; \
+        if (!zeros_)                                                                       \
             ROW_MASS(sy, q);                                                               \
     } while (0)
 #else
@@ -280,12 +284,19 @@ __kernel void runs_sum(__global const prefix_t *prefix, __global dst_t *dst, int
         int x = v0 / CN;
         accv_t sum_ = 0;
         double win_ = 0, mass_ = 0;
-#if FLOAT_SUMS
-        __global const uint *ncol = nonzero + v0 + rx * CN;
-        RUN_SUMS(level_sumv_t, PREFIX_VEC, TO_DOUBLE_V, NONZERO_MASS_V);
-        if (all_kept(sum_, reach * mass_))
-#else
         RUN_SUMS(level_sumv_t, PREFIX_VEC, TO_DOUBLE_V, ROW_MASS);
+#if FLOAT_SUMS
+        if (!all_kept(sum_, reach * mass_)) { /* the bound again, less the runs of zeros */
+            __global const uint *ncol = nonzero + v0 + rx * CN;
+            mass_ = 0;
+            for (int r = 0; r < run_count; r++) {
+                int4 q = runs[r];
+                int sy = inside_y ? y + q.x : border_index(y + q.x, height);
+                if (sy >= 0)
+                    NONZERO_MASS_V(sy, q);
+            }
+        }
+        if (all_kept(sum_, reach * mass_))
 #endif
         {
 #if BORDER == BORDER_NORMALIZE

@@ -123,7 +123,7 @@ static void float_sums(oclconv_context *ctx, uint64_t *rng)
         OCLCONV_BORDER_CLAMP,      OCLCONV_BORDER_ZERO,     OCLCONV_BORDER_REFLECT101,
         OCLCONV_BORDER_NORMALIZE, OCLCONV_BORDER_CONSTANT, OCLCONV_BORDER_WRAP};
     for (int k = 0; k < 6; k++) {
-        int n = k < 3 ? 23 : 31, cn = 1 + k % 3;
+        int n = k < 3 ? 23 : 31, cn = k == 5 ? 4 : 1 + k % 3;
         oclconv_filter *f = few_level_filter(rng, k % 2 ? RING : DISC, n, n);
         oclconv_image src = image_random(rng, 150, 97, cn, OCLCONV_F32, 0);
         size_t values = (size_t)src.width * src.height * (size_t)cn;
