@@ -99,6 +99,48 @@ __kernel void runs_prefix(__global const src_t *src, __global prefix_t *prefix, 
 #endif
 }
 
+#if !FLOAT_SUMS
+/* GPUs, 8- and 16-bit images: the same prefix sums, a row's channel a
+ * work-group of PREFIX_GROUP work-items, each adding a stretch of the row,
+ * the stretches' sums scanned in local memory, then each writing its
+ * stretch's prefix sums on from the sum of those before it (in uint,
+ * modulo 2^32: the same in any order).  A row a work-item (runs_prefix)
+ * left most of a GPU idle. */
+__kernel void runs_prefix_rows(__global const src_t *src, __global prefix_t *prefix, int width,
+                               int height, int rx)
+{
+    __local uint part[PREFIX_GROUP];
+    int g = get_group_id(0), l = get_local_id(0), y = g / CN, c = g % CN;
+    if (y >= height)
+        return; /* the whole group */
+    int n = width + 2 * rx, per = (n + PREFIX_GROUP - 1) / PREFIX_GROUP;
+    int k0 = min(n, l * per), k1 = min(n, k0 + per);
+    __global const src_t *row = src + (size_t)y * width * CN + c;
+    __global uint *p = prefix + (size_t)y * (size_t)(n + 1) * CN + c;
+    uint own = 0;
+    for (int k = k0; k < k1; k++) {
+        int sx = border_index(k - rx, width);
+        own += sx >= 0 ? (uint)row[(size_t)sx * CN] : 0u;
+    }
+    part[l] = own;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int d = 1; d < PREFIX_GROUP; d *= 2) { /* the stretches' sums, inclusive */
+        uint before = l >= d ? part[l - d] : 0u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        part[l] += before;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    uint sum = part[l] - own;
+    if (l == 0)
+        p[0] = 0;
+    for (int k = k0; k < k1; k++) {
+        int sx = border_index(k - rx, width);
+        sum += sx >= 0 ? (uint)row[(size_t)sx * CN] : 0u;
+        p[(size_t)(k + 1) * CN] = sum;
+    }
+}
+#endif
+
 /* The sums of every run of an output (or VEC consecutive outputs) at
  * column x into sum_ (T: a value or VEC of them, RUN(sy, q) run q's sum
  * over source row sy, CVT it to double) and win_ (NORMALIZE: the weights
