@@ -170,8 +170,9 @@ oclconv_status oclconv__run_runs(oclconv_context *ctx, const oclconv__job *job,
     oclconv__common_options(ctx, job, options, sizeof options);
     size_t used = strlen(options);
     snprintf(options + used, sizeof options - used, " -DPREFIX_GROUP=%d", PREFIX_GROUP);
-    int rows_scanned =
-        !job->cpu_shapes && job->src->type != OCLCONV_F32 && height < SCANNED_BELOW;
+    int rows_scanned = !job->cpu_shapes && job->src->type != OCLCONV_F32 &&
+                       height < SCANNED_BELOW && ctx->facts.max_work_group >= PREFIX_GROUP &&
+                       ctx->facts.max_work_item[0] >= PREFIX_GROUP;
     cl_kernel prefix, sum;
     cl_mem sums = NULL, table = NULL;
     oclconv_status s = oclconv__get_kernel(ctx, "runs",
