@@ -397,6 +397,52 @@ static inline int border_index(int i, int n)
  * 2-D buffer kernel measured 0.77-0.93x with it and keeps its own test). */
 #define IS_PIXEL(i) (!BORDER_HAS_OUTSIDE || (i) >= 0)
 
+#if ACC_DOUBLE
+/* Where the FFT and runs paths check a float result, and make it again
+ * directly where the check fails (cl/fft.cl, cl/runs.cl). */
+/* |v|, NaN for NaN (CPU builds declare only the built-ins cl/builtins.cl names). */
+static inline double magnitude(double v)
+{
+    return v < 0 ? -v : v;
+}
+
+/* Whether a float result this large beside the least its check keeps is
+ * kept: not where `least` is NaN or infinite, nor where the sum is NaN. */
+static inline bool kept(double sum, double least)
+{
+    return least < INFINITY && magnitude(sum) >= least;
+}
+
+/* Channel c of pixel (sx, sy), border_index()'s answers, or the border's value. */
+static inline double source_value(__global const src_t *src, int width, int sx, int sy, int c,
+                                  double border_value)
+{
+    return IS_PIXEL(sx) && IS_PIXEL(sy) ? (double)src[((size_t)sy * width + sx) * CN + c]
+                                        : border_value;
+}
+
+/* Output (x, y) of channel c summed directly over every tap of w, in
+ * double, zero taps too (0 times a NaN or an infinity is NaN, as the
+ * reference has it); *win the in-image taps' weights (NORMALIZE). */
+static inline double direct_window(__global const src_t *src, __global const double *w,
+                                   int width, int height, int rx, int ry, int x, int y, int c,
+                                   double border_value, double *win)
+{
+    double sum = 0, in = 0;
+    for (int j = 0; j <= 2 * ry; j++) {
+        int sy = border_index(y + j - ry, height);
+        for (int i = 0; i <= 2 * rx; i++) {
+            int sx = border_index(x + i - rx, width);
+            double t = w[j * (2 * rx + 1) + i];
+            sum += t * source_value(src, width, sx, sy, c, border_value);
+            in += IS_PIXEL(sx) && IS_PIXEL(sy) ? t : 0;
+        }
+    }
+    *win = in;
+    return sum;
+}
+#endif
+
 #if !RADIUS_ARGS
 /* window_taps() for a window that passes the row's ends or is not aligned:
  * each value through border_index(), all of them loaded before the taps as

@@ -14,20 +14,6 @@
  */
 #define PLANE(T) ((size_t)(T) * (size_t)((T) + 2))
 
-/* |v|, NaN for NaN (CPU builds declare only the built-ins cl/builtins.cl names). */
-static inline double magnitude(double v)
-{
-    return v < 0 ? -v : v;
-}
-
-/* Channel c of pixel (sx, sy), border_index()'s answers, or the border's value. */
-static inline double source_value(__global const src_t *src, int width, int sx, int sy, int c,
-                                  double border_value)
-{
-    return IS_PIXEL(sx) && IS_PIXEL(sy) ? (double)src[((size_t)sy * width + sx) * CN + c]
-                                        : border_value;
-}
-
 /* Work-item (i, p * T + j): value i of row j of plane p. */
 __kernel void fft_gather(__global const src_t *src, __global double *planes, int width,
                          int height, int rx, int ry, int T, int tiles_x, int first, int count,
@@ -103,16 +89,9 @@ static inline dst_t scattered(double v, int T, double grid, double scale, double
         sum = (sum * grid + 0x1.8p52 - 0x1.8p52) / grid;
 #if DST_TYPE == 2
     double least = fmax(extent[height], magnitude(border_value)) * reach;
-    if (!(least < INFINITY && magnitude(sum) >= least)) {
-        sum = 0;
-        for (int j = 0; j <= 2 * ry; j++) {
-            int sy = border_index(y + j - ry, height);
-            for (int i = 0; i <= 2 * rx; i++) {
-                int sx = border_index(x + i - rx, width);
-                sum += w[j * (2 * rx + 1) + i] * source_value(src, width, sx, sy, c, border_value);
-            }
-        }
-    }
+    double in_image;
+    if (!kept(sum, least))
+        sum = direct_window(src, w, width, height, rx, ry, x, y, c, border_value, &in_image);
 #endif
     acc_t r = scale * sum + delta;
     return TO_DST(r);

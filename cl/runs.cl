@@ -46,12 +46,6 @@
 typedef LEVEL_SUM level_sum_t;
 typedef PREFIX prefix_t;
 
-/* |v|, NaN for NaN (CPU builds declare only the built-ins cl/builtins.cl names). */
-static inline double magnitude(double v)
-{
-    return v < 0 ? -v : v;
-}
-
 __kernel void runs_prefix(__global const src_t *src, __global prefix_t *prefix, int width,
                           int height, int rx)
 {
@@ -195,8 +189,19 @@ __kernel void runs_prefix_rows(__global const src_t *src, __global prefix_t *pre
 #define ROW_MASS(sy, q) ((void)0)
 #endif
 /* The same bound, less the runs of zeros only, whose sums are exact (their
- * prefix sums' additions add nothing): a black region's sums. */
+ * prefix sums' additions add nothing): a black region's sums.  Taken only
+ * where the whole bound keeps nothing (MASS_LESS_ZEROS). */
 #if FLOAT_SUMS
+#define MASS_LESS_ZEROS(NONZERO)                                                           \
+    do {                                                                                   \
+        mass_ = 0;                                                                         \
+        for (int r = 0; r < run_count; r++) {                                              \
+            int4 q = runs[r];                                                              \
+            int sy = inside_y ? y + q.x : border_index(y + q.x, height);                  \
+            if (sy >= 0)                                                                   \
+                NONZERO(sy, q);                                                            \
+        }                                                                                  \
+    } while (0)
 #define NONZERO_MASS(sy, q)                                                                \
     do {                                                                                   \
         __global const uint *n_ = ncol + (size_t)(sy) * plen;                               \
@@ -242,14 +247,7 @@ typedef level_sum_t level_sumv_t;
 #endif
 
 #if FLOAT_SUMS
-/* Whether sums this large beside `least` are kept (the header's test):
- * not where `least` is NaN or infinite, nor where a sum is NaN. */
-static inline bool kept(double sum, double least)
-{
-    return least < INFINITY && magnitude(sum) >= least;
-}
-
-/* The same for every value of a vector. */
+/* kept() (cl/common.cl) for every value of a vector. */
 static inline bool all_kept(accv_t sum, double least)
 {
 #if VEC > 1
@@ -267,30 +265,6 @@ static inline bool all_kept(accv_t sum, double least)
 #endif
 }
 
-/* Output (x, y) of channel c summed again directly over every tap of the
- * filter (w), in double, zeros too: 0 times a NaN or an infinity is NaN,
- * as the reference has it; *win the in-image taps' weights (NORMALIZE). */
-static inline double direct_sum(__global const src_t *src, __global const double *w, int width,
-                                int height, int rx, int ry, int x, int y, int c,
-                                double border_value, double *win)
-{
-    double sum = 0, in = 0;
-    for (int j = 0; j <= 2 * ry; j++) {
-        int sy = border_index(y + j - ry, height);
-        for (int i = 0; i <= 2 * rx; i++) {
-            int sx = border_index(x + i - rx, width);
-            double t = w[j * (2 * rx + 1) + i];
-            if (IS_PIXEL(sx) && IS_PIXEL(sy)) {
-                sum += t * (double)src[((size_t)sy * width + sx) * CN + c];
-                in += t;
-            } else if (BORDER == BORDER_CONSTANT) {
-                sum += t * border_value;
-            }
-        }
-    }
-    *win = in;
-    return sum;
-}
 #endif
 
 /* VEC consecutive values of a row a work-item: where every tap of theirs
@@ -328,15 +302,9 @@ __kernel void runs_sum(__global const prefix_t *prefix, __global dst_t *dst, int
         double win_ = 0, mass_ = 0;
         RUN_SUMS(level_sumv_t, PREFIX_VEC, TO_DOUBLE_V, ROW_MASS);
 #if FLOAT_SUMS
-        if (!all_kept(sum_, reach * mass_)) { /* the bound again, less the runs of zeros */
+        if (!all_kept(sum_, reach * mass_)) {
             __global const uint *ncol = nonzero + v0 + rx * CN;
-            mass_ = 0;
-            for (int r = 0; r < run_count; r++) {
-                int4 q = runs[r];
-                int sy = inside_y ? y + q.x : border_index(y + q.x, height);
-                if (sy >= 0)
-                    NONZERO_MASS_V(sy, q);
-            }
+            MASS_LESS_ZEROS(NONZERO_MASS_V);
         }
         if (all_kept(sum_, reach * mass_))
 #endif
@@ -352,14 +320,15 @@ __kernel void runs_sum(__global const prefix_t *prefix, __global dst_t *dst, int
         int x = (v0 + k) / CN;
         __global const prefix_t *col = prefix + v0 + k + rx * CN;
         double sum_ = 0, win_ = 0, mass_ = 0;
-#if FLOAT_SUMS
-        __global const uint *ncol = nonzero + v0 + k + rx * CN;
-        RUN_SUMS(level_sum_t, PREFIX_ONE, TO_DOUBLE, NONZERO_MASS);
-        if (!kept(sum_, reach * mass_))
-            sum_ = direct_sum(src, w, width, height, rx, ry, x, y, (v0 + k) % CN, border_value,
-                              &win_);
-#else
         RUN_SUMS(level_sum_t, PREFIX_ONE, TO_DOUBLE, ROW_MASS);
+#if FLOAT_SUMS
+        if (!kept(sum_, reach * mass_)) {
+            __global const uint *ncol = nonzero + v0 + k + rx * CN;
+            MASS_LESS_ZEROS(NONZERO_MASS);
+        }
+        if (!kept(sum_, reach * mass_))
+            sum_ = direct_window(src, w, width, height, rx, ry, x, y, (v0 + k) % CN,
+                                 border_value, &win_);
 #endif
         /* NORMALIZE: every tap in the image rescales by exactly 1. */
         out[k] = finish_value(sum_, inside_y && x >= rx && x + rx < width ? wsum : win_, wsum,

@@ -111,8 +111,9 @@ static oclconv_status box_ok(oclconv_context *ctx, const oclconv__job *job)
     return OCLCONV_OK;
 }
 
-/* Integer sums of runs of equal taps, weighed in double, exactly: the
- * prefix sums' differences are exact modulo 2^32 (cl/runs.cl). */
+/* Sums of runs of equal taps, weighed in double: exactly for 8- and
+ * 16-bit images (the prefix sums' differences are exact modulo 2^32),
+ * within the contract for float results (cl/runs.cl). */
 static oclconv_status runs_ok(oclconv_context *ctx, const oclconv__job *job)
 {
     if (job->src->type == OCLCONV_F32 && job->dst->type != OCLCONV_F32)
