@@ -133,18 +133,28 @@ static inline void window_vectors(accv_t *cv, __global const src_t *in, int widt
  * Gaussians r1 1.25-1.27x, r3 1.40-1.43x, r5 3.07-3.31x, r7 1.77-2.07x,
  * r11-r15 1.05-1.16x; RGB8 r7 1.76-2.29x, r1 0.91-0.95x; f32 gray r3-r11
  * 1.52-1.90x; RGBA16 r7 2.53-2.58x; u8 gray, whose rows are 3840 bytes
- * apart, 0.92-1.36x; 2 rows ahead gained less, 8 and 16 no more). */
+ * apart, 0.92-1.36x; 2 rows ahead gained less, 8 and 16 no more).
+ * The destination's rows too, for writing, where an 8-bit row is not a
+ * whole number of cache lines: there the results' stores waited on memory
+ * (PoCL, 2-core EPYC, 2048 rows, three alternating rounds against without:
+ * RGBA8 Gaussians 2049 and 1366 wide r1 1.30-1.72x, 2052 and 1366 r3
+ * 1.20-1.94x, 2049 and 1366 r8 1.49-1.57x; u8 gray 8196 wide r1
+ * 1.45-1.84x, 8200 r8 1.05-1.16x; 2049-wide RGBA8 r8 had run 0.73x the
+ * rate of 2048-wide, and now runs at it). */
 #define PREFETCH_ROWS 4
-static inline void prefetch_bytes(__global const src_t *p, int bytes)
-{
 #if PREFETCH && defined(__has_builtin)
 #if __has_builtin(__builtin_prefetch)
-    __global const uchar *b = (__global const uchar *)p;
-    for (int i = 0; i < bytes + 63; i += 64)
-        __builtin_prefetch((const void *)(ulong)(b + i));
+#define PREFETCH_LINES(p, bytes, write)                                        \
+    do {                                                                       \
+        __global const uchar *b_ = (__global const uchar *)(p);                \
+        for (int i_ = 0; i_ < (bytes) + 63; i_ += 64)                          \
+            __builtin_prefetch((const void *)(ulong)(b_ + i_), write);         \
+    } while (0)
 #endif
 #endif
-}
+#ifndef PREFETCH_LINES
+#define PREFETCH_LINES(p, bytes, write) ((void)0)
+#endif
 
 /* The row pass of a work-item at a row's ends, where the taps reach a
  * vector or more past them: its values and the taps' reach through
@@ -188,13 +198,17 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
     for (int k = 0; k < RING_COPIES * FH * CHUNKS; k++)
         ring[k] = 0;
     int whole = chunks == CHUNKS && v0 >= RX * CN && v0 + CHUNKS * VEC + RX * CN <= rowlen;
+    /* 8-bit rows that are not a whole number of cache lines: their
+     * results go to lines asked for ahead (PREFETCH_LINES above; float
+     * rows ran no slower, and 2049-wide f32 gray r3 0.71-0.94x with it). */
+    bool split_rows = DST_TYPE == 0 && (size_t)rowlen % 64 != 0;
     for (int t = 0; t < rows + 2 * RY; t++) {
         int sy = border_index(y0 - RY + t, height);
         accv_t *slot = ring + t % FH * CHUNKS;
         int ahead = border_index(y0 - RY + t + PREFETCH_ROWS, height);
         if (whole && t + PREFETCH_ROWS < rows + 2 * RY && IS_PIXEL(ahead))
-            prefetch_bytes(src + (size_t)ahead * rowlen + v0 - RX * CN,
-                           (CHUNKS * VEC + 2 * RX * CN) * (int)sizeof(src_t));
+            PREFETCH_LINES(src + (size_t)ahead * rowlen + v0 - RX * CN,
+                           (CHUNKS * VEC + 2 * RX * CN) * (int)sizeof(src_t), 0);
         if (SHUFFLED_ROWS && IS_PIXEL(sy)) {
 #if SHUFFLED_ROWS
             __global const src_t *in = src + (size_t)sy * rowlen;
@@ -239,6 +253,9 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
          * k % FH and on. */
         int k = t - 2 * RY, y = y0 + k, first = k % FH;
         acc_t rescaled = col_rescale(y, height, col_edges);
+        if (split_rows && whole && k + PREFETCH_ROWS < rows)
+            PREFETCH_LINES(dst + (size_t)(y + PREFETCH_ROWS) * rowlen + v0,
+                           CHUNKS * VEC * (int)sizeof(dst_t), 1);
         accv_t sum[CHUNKS];
 #if SYM_COL
         SUM_PAIRED(sum, FH, col, ring[RING_ROW(first + i) * CHUNKS + c], );
