@@ -134,13 +134,14 @@ static inline void window_vectors(accv_t *cv, __global const src_t *in, int widt
  * r11-r15 1.05-1.16x; RGB8 r7 1.76-2.29x, r1 0.91-0.95x; f32 gray r3-r11
  * 1.52-1.90x; RGBA16 r7 2.53-2.58x; u8 gray, whose rows are 3840 bytes
  * apart, 0.92-1.36x; 2 rows ahead gained less, 8 and 16 no more).
- * The destination's rows too, for writing, where an 8-bit row is not a
- * whole number of cache lines: there the results' stores waited on memory
- * (PoCL, 2-core EPYC, 2048 rows, three alternating rounds against without:
- * RGBA8 Gaussians 2049 and 1366 wide r1 1.30-1.72x, 2052 and 1366 r3
- * 1.20-1.94x, 2049 and 1366 r8 1.49-1.57x; u8 gray 8196 wide r1
- * 1.45-1.84x, 8200 r8 1.05-1.16x; 2049-wide RGBA8 r8 had run 0.73x the
- * rate of 2048-wide, and now runs at it). */
+ * The destination's rows too, for writing, where an 8- or 16-bit row is
+ * not a whole number of cache lines: there the results' stores waited on
+ * memory (PoCL, 2-core EPYC, 2048 rows, three alternating rounds against
+ * without: RGBA8 Gaussians 2049 and 1366 wide r1 1.30-1.72x, 2052 and
+ * 1366 r3 1.20-1.94x, 2049 and 1366 r8 1.49-1.57x; u8 gray 8196 wide r1
+ * 1.45-1.84x, 8200 r8 1.05-1.16x; RGBA16 r8 2049 and 1366 wide
+ * 1.10-1.14x, u16 gray 8196 wide r1 1.21-1.27x; 2049-wide RGBA8 r8 had
+ * run 0.73x the rate of 2048-wide, and now runs at it). */
 #define PREFETCH_ROWS 4
 #if PREFETCH && defined(__has_builtin)
 #if __has_builtin(__builtin_prefetch)
@@ -198,10 +199,10 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
     for (int k = 0; k < RING_COPIES * FH * CHUNKS; k++)
         ring[k] = 0;
     int whole = chunks == CHUNKS && v0 >= RX * CN && v0 + CHUNKS * VEC + RX * CN <= rowlen;
-    /* 8-bit rows that are not a whole number of cache lines: their
+    /* 8- and 16-bit rows that are not a whole number of cache lines: their
      * results go to lines asked for ahead (PREFETCH_LINES above; float
      * rows ran no slower, and 2049-wide f32 gray r3 0.71-0.94x with it). */
-    bool split_rows = DST_TYPE == 0 && (size_t)rowlen % 64 != 0;
+    bool split_rows = DST_TYPE != 2 && (size_t)rowlen * sizeof(dst_t) % 64 != 0;
     for (int t = 0; t < rows + 2 * RY; t++) {
         int sy = border_index(y0 - RY + t, height);
         accv_t *slot = ring + t % FH * CHUNKS;
