@@ -179,16 +179,18 @@ static inline void window_vectors(accv_t *cv, __global const src_t *in, int widt
 #define PUT_SLOT(c, v) (slot[c] = slot[(RING_COPIES - 1) * FH * CHUNKS + (c)] = (v))
 
 /* A work-item: CHUNKS vectors side by side (CHUNKS * VEC values of a row)
- * down a band of BAND rows.  Each source row's row pass goes into a ring of
+ * down a band of BAND rows.  The source's rows lie src_pitch values apart
+ * (a strided image in the caller's memory is read where it lies), the
+ * destination's are packed.  Each source row's row pass goes into a ring of
  * the last FH rows, and each output row is made as soon as its FH rows are
  * in, so rows are read and written along their length and the ring stays
  * in L1/L2. */
 __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, int width,
                               int height, WEIGHTS row, WEIGHTS col, acc_t border_value,
                               RESCALES row_edges, acc_t outside_row, acc_t scale, acc_t delta,
-                              RESCALES col_edges)
+                              RESCALES col_edges, int src_pitch)
 {
-    STACKED(src, (size_t)width * height * CN);
+    STACKED(src, (size_t)src_pitch * height);
     STACKED(dst, (size_t)width * height * CN);
     int v0 = get_global_id(0) * CHUNKS * VEC, y0 = get_global_id(1) * BAND, rowlen = width * CN;
     if (v0 >= rowlen || y0 >= height)
@@ -208,11 +210,11 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
         accv_t *slot = ring + t % FH * CHUNKS;
         int ahead = border_index(y0 - RY + t + PREFETCH_ROWS, height);
         if (whole && t + PREFETCH_ROWS < rows + 2 * RY && IS_PIXEL(ahead))
-            PREFETCH_LINES(src + (size_t)ahead * rowlen + v0 - RX * CN,
+            PREFETCH_LINES(src + (size_t)ahead * src_pitch + v0 - RX * CN,
                            (CHUNKS * VEC + 2 * RX * CN) * (int)sizeof(src_t), 0);
         if (SHUFFLED_ROWS && IS_PIXEL(sy)) {
 #if SHUFFLED_ROWS
-            __global const src_t *in = src + (size_t)sy * rowlen;
+            __global const src_t *in = src + (size_t)sy * src_pitch;
             accv_t cv[WIN_VECS], h[CHUNKS];
             window_vectors(cv, in, width, v0 - RX * CN, border_value);
             SUM_WINDOW(h, row);
@@ -221,14 +223,14 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
                 PUT_SLOT(c, whole ? h[c] : h[c] * row_rescales(v0 + c * VEC, width, row_edges));
 #endif
         } else if (whole && IS_PIXEL(sy)) {
-            __global const src_t *in = src + (size_t)sy * rowlen + v0 - RX * CN;
+            __global const src_t *in = src + (size_t)sy * src_pitch + v0 - RX * CN;
             accv_t h[CHUNKS];
             SUM_ACROSS(h, FW, row, LOAD_V(in + c * VEC + i * CN));
 #pragma unroll
             for (int c = 0; c < CHUNKS; c++)
                 PUT_SLOT(c, h[c]);
         } else if (GATHER_EDGES && IS_PIXEL(sy)) {
-            __global const src_t *in = src + (size_t)sy * rowlen;
+            __global const src_t *in = src + (size_t)sy * src_pitch;
             acc_t win[CHUNKS * VEC + 2 * RX * CN];
             for (int k = 0; k < CHUNKS * VEC + 2 * RX * CN; k++) {
                 int q = v0 + k; /* value q - RX * CN of the row, >= 0 */
@@ -241,7 +243,7 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
                 PUT_SLOT(c, h[c] * row_rescales(v0 + c * VEC, width, row_edges));
         } else {
             for (int c = 0; c < chunks; c++) {
-                accv_t h = IS_PIXEL(sy) ? row_pass(src + (size_t)sy * rowlen, width,
+                accv_t h = IS_PIXEL(sy) ? row_pass(src + (size_t)sy * src_pitch, width,
                                                    v0 + c * VEC, row, border_value) *
                                               row_rescales(v0 + c * VEC, width, row_edges)
                                         : (accv_t)outside_row;

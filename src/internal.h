@@ -349,11 +349,15 @@ cl_mem_flags oclconv__alloc_flags(const oclconv_context *ctx);
 oclconv_status oclconv__scratch(oclconv_context *ctx, int slot, size_t bytes, cl_mem *out);
 
 /* The device side of a buffer path's source and destination: packed rows,
- * the caller's own memory where the device shares it with the host. */
+ * the caller's own memory where the device shares it with the host (the
+ * source's rows where they lie, for kernels that read them so). */
 typedef struct {
     cl_mem in, out;
     int in_owned, out_owned; /* made for this call (else scratch) */
+    int in_pitch;            /* values from one row of `in` to the next; 0: packed */
 } oclconv__io;
+/* Whether the job's kernels read a source whose rows are in_pitch apart. */
+int oclconv__reads_pitched(const oclconv__job *job);
 /* A destination without data leaves the result in a scratch buffer, io->out. */
 oclconv_status oclconv__io_begin(oclconv_context *ctx, const oclconv__job *job, oclconv__io *io);
 /* Brings the result to the caller's destination when `status` is OK, and

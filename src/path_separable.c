@@ -133,6 +133,9 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
         if (s == OCLCONV_OK)
             s = oclconv__args(ctx, fused, 6, 6, a, &bv_acc, m, &row_edges, a, &outside_row, a,
                               &scale, a, &delta, m, &col_edges);
+        cl_int src_pitch = io->in_pitch ? io->in_pitch : width * job->src->channels;
+        if (s == OCLCONV_OK && job->fused == OCLCONV_FUSED_BANDS)
+            s = oclconv__args(ctx, fused, 12, 1, sizeof src_pitch, &src_pitch);
         /* Bands: a work-item makes fused_chunks() vectors side by side down
          * `band` rows, a long walk, one a group so they spread over every
          * core.  Tiles: a work-item goes down `band` rows; the global size

@@ -297,8 +297,10 @@ int oclconv__region_in_place(const oclconv_context *ctx, const oclconv__region *
     if (!ctx->facts.unified_memory || r->parts != 1 || job->method == OCLCONV_METHOD_IMAGE)
         return 0;
     span sx = oclconv__col_span(r, job), sy = dst_rows(r, job);
-    return sx.runs == 1 && sy.runs == 1 && sx.from[0] == r->src_x &&
-           sx.size == r->src->width && oclconv__row_stride(r->src) == oclconv__packed_row(r->src);
+    return sx.runs == 1 && sy.runs == 1 &&
+           (oclconv__reads_pitched(job) ||
+            (sx.from[0] == r->src_x && sx.size == r->src->width &&
+             oclconv__row_stride(r->src) == oclconv__packed_row(r->src)));
 }
 
 oclconv_status oclconv__run_region_in_place(oclconv_context *ctx, const oclconv__region *r,
@@ -307,7 +309,9 @@ oclconv_status oclconv__run_region_in_place(oclconv_context *ctx, const oclconv_
     span sx = oclconv__col_span(r, job), sy = dst_rows(r, job);
     oclconv_image in, out;
     oclconv__job part = oclconv__part_job(job, &sx, &sy, &in, &out);
-    in.data = (char *)r->src->data + (size_t)(sy.from[0] - r->src_y) * oclconv__row_stride(r->src);
+    in.stride = oclconv__row_stride(r->src); /* the part's rows where they lie */
+    in.data = (char *)r->src->data + (size_t)(sy.from[0] - r->src_y) * in.stride +
+              (size_t)(sx.from[0] - r->src_x) * oclconv__pixel_bytes(r->src);
     out.data = NULL; /* the part's result stays on the device, its kept rectangle read below */
     oclconv__io io;
     oclconv_status s = oclconv__io_begin(ctx, &part, &io);
@@ -384,7 +388,7 @@ oclconv_status oclconv__region_cl(oclconv_context *ctx, const oclconv__region *r
     span sx = oclconv__col_span(r, job), sy = dst_rows(r, job);
     size_t px_in = oclconv__pixel_bytes(r->src), px_out = oclconv__pixel_bytes(r->dst);
     size_t in_pitch = (size_t)sx.size * px_in, out_pitch = (size_t)sx.size * px_out;
-    oclconv__io io = {NULL, NULL, 0, 0};
+    oclconv__io io = {NULL, NULL, 0, 0, 0};
     oclconv_status s = oclconv__scratch(ctx, 0, in_pitch * (size_t)sy.size, &io.in);
     if (s == OCLCONV_OK)
         s = oclconv__scratch(ctx, 1, out_pitch * (size_t)sy.size, &io.out);

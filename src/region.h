@@ -39,8 +39,9 @@ oclconv_status oclconv__region_of(oclconv_context *ctx, oclconv__region *r,
 oclconv_status oclconv__region_plan(oclconv_context *ctx, const oclconv__region *r,
                                     oclconv__job *job, oclconv_image part[2], int *whole);
 /* Whether the region runs in one part whose source is a block of the
- * caller's own rows (a packed source whose columns are the part's, a run
- * of rows) on a device that works in host memory; then
+ * caller's own rows (a run of rows; of any columns where the kernels take
+ * strided rows, else a packed source whose columns are the part's) on a
+ * device that works in host memory; then
  * oclconv__run_region_in_place() runs it there, the kernels reading the
  * caller's memory where it lies (src and dst may share it: the kernels
  * are done before the result is copied out). */

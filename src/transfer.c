@@ -131,15 +131,23 @@ size_t oclconv__image_span(const oclconv_image *img)
 }
 
 /* Whether the device can work on the image's own memory: it shares the
- * host's memory, the rows are packed, and the data start at a multiple of
- * a pixel's size where a pixel is 2 or 4 values, which the kernels load
- * and store whole (PoCL, f32 RGBA one value off: a crash).  Else the image
- * goes through a buffer of the runtime's, which aligns it. */
-static int zero_copy(const oclconv_context *ctx, const oclconv_image *img)
+ * host's memory, the rows are packed (or the kernels take them strided),
+ * and every row starts at a multiple of a pixel's size where a pixel is 2
+ * or 4 values, which the kernels load and store whole (PoCL, f32 RGBA one
+ * value off: a crash).  Else the image goes through a buffer of the
+ * runtime's, which aligns it. */
+static int zero_copy(const oclconv_context *ctx, const oclconv_image *img, int strided)
 {
     size_t px = oclconv__type_size(img->type) * (img->channels == 3 ? 1 : (size_t)img->channels);
+    size_t stride = oclconv__row_stride(img);
     return ctx->facts.unified_memory && img->data &&
-           oclconv__row_stride(img) == oclconv__packed_row(img) && (uintptr_t)img->data % px == 0;
+           (stride == oclconv__packed_row(img) || (strided && stride % px == 0)) &&
+           (uintptr_t)img->data % px == 0;
+}
+
+int oclconv__reads_pitched(const oclconv__job *job)
+{
+    return job->method == OCLCONV_METHOD_SEPARABLE && job->fused == OCLCONV_FUSED_BANDS;
 }
 
 int oclconv__overlap(const oclconv_image *a, const oclconv_image *b)
@@ -154,7 +162,7 @@ static oclconv_status wrap_host(oclconv_context *ctx, const oclconv_image *img, 
                                 cl_mem *out)
 {
     cl_int err;
-    *out = clCreateBuffer(ctx->cl, flags | CL_MEM_USE_HOST_PTR, oclconv__image_bytes(img),
+    *out = clCreateBuffer(ctx->cl, flags | CL_MEM_USE_HOST_PTR, oclconv__image_span(img),
                           img->data, &err);
     if (err != CL_SUCCESS) {
         *out = NULL;
@@ -166,13 +174,14 @@ static oclconv_status wrap_host(oclconv_context *ctx, const oclconv_image *img, 
 oclconv_status oclconv__io_begin(oclconv_context *ctx, const oclconv__job *job, oclconv__io *io)
 {
     io->in = io->out = NULL;
-    io->in_owned = io->out_owned = 0;
+    io->in_owned = io->out_owned = io->in_pitch = 0;
     /* Each image fits the device's largest allocation: oclconv__region_parts()
      * runs one that would not in strips. */
     oclconv_status s;
-    if (zero_copy(ctx, job->src)) {
+    if (zero_copy(ctx, job->src, oclconv__reads_pitched(job))) {
         s = wrap_host(ctx, job->src, CL_MEM_READ_ONLY, &io->in);
         io->in_owned = 1;
+        io->in_pitch = (int)(oclconv__row_stride(job->src) / oclconv__type_size(job->src->type));
     } else {
         s = oclconv__scratch(ctx, 0, oclconv__image_bytes(job->src), &io->in);
         if (s == OCLCONV_OK)
@@ -182,7 +191,7 @@ oclconv_status oclconv__io_begin(oclconv_context *ctx, const oclconv__job *job, 
         return s;
     /* Writing straight into the destination is safe only when it does not
      * share memory with the source the kernels still read. */
-    if (zero_copy(ctx, job->dst) && !oclconv__overlap(job->src, job->dst)) {
+    if (zero_copy(ctx, job->dst, 0) && !oclconv__overlap(job->src, job->dst)) {
         s = wrap_host(ctx, job->dst, CL_MEM_WRITE_ONLY, &io->out);
         io->out_owned = 1;
     } else {
