@@ -31,13 +31,32 @@ def test_chunked_equals_whole(dtype, channels, border):
     f = oclconv.Filter(W53)
     want, method = pinned_whole(img, f, border=border, border_value=1000)
     x = da.from_array(img, chunks=(12, 15, 1))          # split along channels too
-    y = od.apply(x, f, border=border, border_value=1000, method=method)
-    assert y.dtype == img.dtype and y.shape == img.shape
-    got = y.compute()
-    if np.dtype(dtype).kind == "u":
-        assert np.array_equal(got, want)
-    else:
-        assert np.abs(got - want).max() <= 1e-5 * np.abs(img).max() * np.abs(W53).sum()
+    # Blocks that are views of the image (their halos are views too) and
+    # blocks of their own (their halos are copied together).
+    for blocks in (x, x.map_blocks(np.copy)):
+        y = od.apply(blocks, f, border=border, border_value=1000, method=method)
+        assert y.dtype == img.dtype and y.shape == img.shape
+        got = y.compute()
+        if np.dtype(dtype).kind == "u":
+            assert np.array_equal(got, want)
+        else:
+            assert np.abs(got - want).max() <= 1e-5 * np.abs(img).max() * np.abs(W53).sum()
+
+
+@pytest.mark.parametrize("border", oclconv.BORDERS)
+def test_blocks_kept_as_views_of_their_grown_results(border):
+    """Blocks whose halo adds at most 1/8 to their pixels are views of
+    the grown block's result; the narrow ones beside them go through a
+    region call; together they equal the whole image."""
+    img = random_image((130, 150, 3), "uint8", seed=45)
+    f = oclconv.Filter(W53)
+    want, method = pinned_whole(img, f, border=border, border_value=99)
+    y = od.apply(da.from_array(img, chunks=(48, 64, 3)), f, border=border, border_value=99,
+                 method=method)
+    assert np.array_equal(y.compute(), want)
+    inner, narrow = y.blocks[1, 1].compute(), y.blocks[1, 2].compute()
+    assert inner.base is not None and not inner.flags.c_contiguous
+    assert narrow.flags.c_contiguous and narrow.shape == (48, 22, 3)
 
 
 def test_uneven_chunks_and_chunks_smaller_than_depth():
