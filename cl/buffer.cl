@@ -1,6 +1,7 @@
 /*
  * The buffer path: a row is width * CN values; one work-item computes VEC
- * consecutive values of each of ROWS rows (-DROWS, 1 on CPUs).  Where every
+ * consecutive values of each of ROWS rows (-DROWS, 1 on CPUs), CHUNKS such
+ * vectors side by side (-DCHUNKS, 1 on GPUs).  Where every
  * tap of those values lies in the image (most of it), taps are vector loads
  * VEC values wide with no border test (on GPUs each source row's from its
  * window, loaded and converted once for all the work-item's rows that take
@@ -9,14 +10,16 @@
  * first, added to the others' in double.
  */
 
-__kernel void convolve_buffer(__global const src_t *src, __global dst_t *dst, int width,
-                              int height, TAPS_2D, acc_t border_value, acc_t scale,
-                              acc_t delta, acc_t wsum)
+#ifndef CHUNKS
+#define CHUNKS 1
+#endif
+
+/* VEC values from v0 of ROWS rows from y0. */
+static inline void buffer_vector(__global const src_t *src, __global dst_t *dst, int width,
+                                 int height, WEIGHTS w, acc_t border_value, acc_t scale,
+                                 acc_t delta, acc_t wsum, int v0, int y0)
 {
-    TAKE_TAPS_2D;
-    STACKED(src, (size_t)width * height * CN);
-    STACKED(dst, (size_t)width * height * CN);
-    int v0 = get_global_id(0) * VEC, y0 = get_global_id(1) * ROWS, rowlen = width * CN;
+    int rowlen = width * CN;
     if (v0 >= rowlen || y0 >= height)
         return;
     int inside_x = v0 >= RX * CN && v0 + VEC + RX * CN <= rowlen;
@@ -75,4 +78,78 @@ __kernel void convolve_buffer(__global const src_t *src, __global dst_t *dst, in
         for (int v = v0; v < v0 + VEC && v < rowlen; v++)
             dst[(size_t)y * rowlen + v] = value_2d(src, width, height, v / CN, y, v % CN, w,
                                                    border_value, scale, delta, wsum);
+}
+
+/* CPUs (-DCHUNKS > 1, ROWS 1): CHUNKS vectors side by side, each tap
+ * across all of them before the next, so that CHUNKS independent chains
+ * of multiply-adds are in flight where one vector's chain waits on each of
+ * its own; each vector's sum still takes its taps in the one order.
+ * Integer sources up to 31 taps a row convert each tap row's window once
+ * and take each tap's vectors from it by shuffles (window_vec()), not a
+ * load and a conversion a tap and vector; not for 3 taps of several
+ * channels, as in the separable bands. */
+#define SHUFFLED_TAPS                                                          \
+    (VEC == 16 && SRC_TYPE != 2 && !ACC_DOUBLE && FW <= 31 && (FW > 3 || CN == 1))
+__kernel void convolve_buffer(__global const src_t *src, __global dst_t *dst, int width,
+                              int height, TAPS_2D, acc_t border_value, acc_t scale,
+                              acc_t delta, acc_t wsum)
+{
+    TAKE_TAPS_2D;
+    STACKED(src, (size_t)width * height * CN);
+    STACKED(dst, (size_t)width * height * CN);
+    int v0 = get_global_id(0) * VEC * CHUNKS, y0 = get_global_id(1) * ROWS, rowlen = width * CN;
+#if CHUNKS > 1 && ROWS == 1
+#if SHUFFLED_TAPS
+    int reach = WIN_VECS * VEC - RX * CN; /* the window's end, from v0 */
+#else
+    int reach = CHUNKS * VEC + RX * CN;
+#endif
+    if (v0 >= RX * CN && v0 + reach <= rowlen && y0 < height &&
+        (!BORDER_HAS_OUTSIDE || (y0 >= RY && y0 + RY < height))) {
+        totalv_t total[CHUNKS];
+#pragma unroll
+        for (int c = 0; c < CHUNKS; c++)
+            total[c] = 0;
+        for (int j = 0; j < FH; j++) {
+            __global const src_t *p =
+                src + (size_t)border_index(y0 + j - RY, height) * rowlen + v0 - RX * CN;
+            accv_t row[CHUNKS];
+#pragma unroll
+            for (int c = 0; c < CHUNKS; c++)
+                row[c] = ROW_SUMS ? 0 : TOTAL_ACC_V(total[c]);
+#if SHUFFLED_TAPS
+            accv_t cv[WIN_VECS];
+#pragma unroll
+            for (int k = 0; k < WIN_VECS; k++)
+                cv[k] = LOAD_V(p + k * VEC);
+#pragma unroll
+            for (int i = 0; i < FW; i++) {
+                acc_t w_i = w[j * FW + i];
+#pragma unroll
+                for (int c = 0; c < CHUNKS; c++)
+                    row[c] += w_i * window_vec(cv, c * VEC + i * CN);
+            }
+#else
+            for (int i = 0; i < FW; i++) {
+                acc_t w_i = w[j * FW + i];
+#pragma unroll
+                for (int c = 0; c < CHUNKS; c++)
+                    row[c] += w_i * LOAD_V(p + c * VEC + i * CN);
+            }
+#endif
+#pragma unroll
+            for (int c = 0; c < CHUNKS; c++)
+                total[c] = ROW_SUMS ? total[c] + TOTAL_V(row[c]) : TOTAL_V(row[c]);
+        }
+#pragma unroll
+        for (int c = 0; c < CHUNKS; c++) {
+            accv_t sum = TOTAL_ACC_V(total[c]);
+            store_rows(&sum, scale, delta, dst + (size_t)y0 * rowlen + v0 + c * VEC, rowlen);
+        }
+        return;
+    }
+#endif
+    for (int c = 0; c < CHUNKS; c++)
+        buffer_vector(src, dst, width, height, w, border_value, scale, delta, wsum,
+                      v0 + c * VEC, y0);
 }

@@ -175,6 +175,21 @@ typedef accv_t totalv_t;
 #define IN_ROW(total, row, body) ROW_INTO(acc_t, (total_t), total, row, body)
 #define IN_ROW_V(total, row, body) ROW_INTO(accv_t, TOTAL_V, total, row, body)
 
+#if defined(CHUNKS) && VEC == 16 && !ACC_DOUBLE
+/* CPU kernels whose work-items make CHUNKS vectors side by side (the
+ * separable bands, the buffer path): a source row's window for them, the
+ * taps' reach of RX pixels on each side included, converted once into
+ * WIN_VECS vectors, and the VEC values from q of it put together from two
+ * of them by a shuffle of constant lanes (float sums). */
+#define WIN_VECS (CHUNKS + (2 * RX * CN + VEC - 1) / VEC)
+static inline accv_t window_vec(const accv_t *cv, int q)
+{
+    const uint16 lanes = (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    int b = q / VEC, s = q % VEC;
+    return s == 0 ? cv[b] : shuffle2(cv[b], cv[b + 1], lanes + (uint)s);
+}
+#endif
+
 /* Weights live in __constant memory unless they exceed the device's limit,
  * or in the kernel's arguments (TAPS_BY_VALUE), which the helpers below
  * then reach through a private pointer. */

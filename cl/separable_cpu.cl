@@ -57,14 +57,6 @@
  * (RGBA8 r1 0.79-0.89x, 2 channels 0.85x). */
 #define SHUFFLED_ROWS (SRC_TYPE != 2 && VEC == 16 && !ACC_DOUBLE && (FW > 3 || CN == 1))
 #if SHUFFLED_ROWS
-#define WIN_VECS (CHUNKS + (2 * RX * CN + VEC - 1) / VEC)
-static inline accv_t window_vec(const accv_t *cv, int q)
-{
-    const uint16 lanes = (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    int b = q / VEC, s = q % VEC;
-    return s == 0 ? cv[b] : shuffle2(cv[b], cv[b + 1], lanes + (uint)s);
-}
-
 /* The VEC window values from q0 (>= -RX * CN) of a source row. */
 static inline accv_t window_part(__global const src_t *in, int width, int q0,
                                  acc_t border_value)

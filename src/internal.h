@@ -186,6 +186,7 @@ typedef struct {
                               (src/region.c): AUTO measures such calls apart */
     int band;              /* box, fused separable: rows a work-item (box tiles: a
                               work-group) goes down */
+    int chunks;            /* buffer: vectors a work-item makes side by side */
     int fused;             /* separable, box: both passes in one kernel (FUSED_*) */
     int sum_int;           /* box: exact integer sums */
     int radius_args;       /* box bands: the radii are kernel arguments, not in the program */

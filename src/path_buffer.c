@@ -54,9 +54,10 @@ oclconv_status oclconv__run_buffer(oclconv_context *ctx, const oclconv__job *job
 {
     size_t values = (size_t)job->src->width * (size_t)job->src->channels;
     int rows = job->band;
-    char options[32];
-    snprintf(options, sizeof options, " -DROWS=%d", rows);
+    size_t step = (size_t)job->vec * (size_t)job->chunks;
+    char options[48];
+    snprintf(options, sizeof options, " -DROWS=%d -DCHUNKS=%d", rows, job->chunks);
     return oclconv__run_direct(ctx, job, io, "buffer", "convolve_buffer", options,
-                               (values + (size_t)job->vec - 1) / (size_t)job->vec,
+                               (values + step - 1) / step,
                                ((size_t)job->src->height + (size_t)rows - 1) / (size_t)rows);
 }
