@@ -9,9 +9,13 @@
 
 #define OCLCONV_CALIBRATION_KEY_MAX 64
 #define OCLCONV_CALIBRATION_DETAIL_MAX 128
-/* The classes' version (calibrate.c's class_key()): a file of another is
- * another machine's. */
-#define OCLCONV_CALIBRATION_CLASSES 2
+/* The measurements' version: a file of another is another machine's.
+ * Raised when calibrate.c's class_key() changes, or when the host side of
+ * a path changes what it runs (its sums' precision, its shapes): the
+ * identity hashes the kernels' sources, not the planner (3: float results
+ * of direct 2-D filters past one float sum's bound sum their rows in
+ * float, where they summed in double). */
+#define OCLCONV_CALIBRATION_CLASSES 3
 
 typedef struct {
     char key[OCLCONV_CALIBRATION_KEY_MAX];

@@ -356,18 +356,21 @@ static void path_roundings(const oclconv__job *job, double *roundings, double *e
 }
 
 /* The direct 2-D paths' row sums (cl/buffer.cl and cl/tiled.cl,
- * ROW_SUMS), for integer images and results: each tap row summed in
- * float, the rows' sums added in double, their total rounded to float
- * once.  A row's roundings are of its own weights' size, which together
- * are all of them, so the float roundings are at most the worst row's;
- * with the conversion, the doubles' additions (FH of 2^-29 float units)
- * and the scale and delta.  Whether that keeps the contract where one
- * float sum would not. */
+ * ROW_SUMS), for integer results of integer images and for float results:
+ * each tap row summed in float, the rows' sums added in double, their
+ * total rounded to float once.  A row's roundings are of its own weights'
+ * size, which together are all of them, so the float roundings are at
+ * most the worst row's; with the conversion, the doubles' additions (FH
+ * of 2^-29 float units) and the scale and delta.  Whether that keeps the
+ * contract where one float sum would not.  (A float result's bound is
+ * relative to its terms' size, so the analysis holds for float images
+ * too, whose partial sums the weights' shift keeps in range as in one
+ * float sum; an integer result of a float image has no such bound.) */
 static int row_sums_keep(const oclconv__job *job, double extra)
 {
     const oclconv_filter *f = job->filter;
     if ((job->method != OCLCONV_METHOD_TILED && job->method != OCLCONV_METHOD_BUFFER) ||
-        job->src->type == OCLCONV_F32 || job->dst->type == OCLCONV_F32 ||
+        (job->src->type == OCLCONV_F32 && job->dst->type != OCLCONV_F32) ||
         job->opt.border == OCLCONV_BORDER_NORMALIZE)
         return 0;
     double most = 0;

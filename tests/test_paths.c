@@ -351,22 +351,25 @@ static void normalize_tiny_centre(oclconv_context *ctx, oclconv_method method, u
 /* Random 13x13 and 15x15 filters of positive weights on 8-bit images, past
  * what one float sum's bound allows: the tiled and buffer paths sum each
  * tap row in float and the rows' sums in double (test_plan pins that
- * choice), under four borders, 1, 2 and 4 channels, every size and 67x45. */
+ * choice), under four borders, 1, 2 and 4 channels, every size and 67x45;
+ * and so do float results, of 8-bit and of float images (weights of both
+ * signs there). */
 static void row_sums(oclconv_context *ctx, oclconv_method m, uint64_t *rng)
 {
     static const struct {
         oclconv_border border;
-        int n, cn;
-    } cases[] = {{OCLCONV_BORDER_CLAMP, 13, 1},
-                 {OCLCONV_BORDER_CONSTANT, 15, 4},
-                 {OCLCONV_BORDER_WRAP, 13, 2},
-                 {OCLCONV_BORDER_REFLECT101, 15, 4}};
+        int n, cn, pair;
+    } cases[] = {{OCLCONV_BORDER_CLAMP, 13, 1, 0},      {OCLCONV_BORDER_CONSTANT, 15, 4, 0},
+                 {OCLCONV_BORDER_WRAP, 13, 2, 0},       {OCLCONV_BORDER_REFLECT101, 15, 4, 0},
+                 {OCLCONV_BORDER_REFLECT, 15, 1, 2},    {OCLCONV_BORDER_CONSTANT, 13, 3, 2},
+                 {OCLCONV_BORDER_REFLECT101, 15, 4, 3}};
     long count = 0;
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         int n = cases[c].n;
         float w[15 * 15];
+        int pair = cases[c].pair;
         for (int k = 0; k < n * n; k++)
-            w[k] = (float)rng_uniform(rng, 0.01, 1.0) / (float)(n * n);
+            w[k] = (float)rng_uniform(rng, pair == 2 ? -0.5 : 0.01, 1.0) / (float)(n * n);
         oclconv_filter *f;
         ASSERT_OK(NULL, oclconv_filter_create(n, n, w, &f));
         oclconv_options opt = options_for(m, cases[c].border, (float)rng_uniform(rng, 0, 255));
@@ -374,7 +377,8 @@ static void row_sums(oclconv_context *ctx, oclconv_method m, uint64_t *rng)
             opt.scale = 1.5f;
             opt.delta = -3.25f;
         }
-        count += check_sizes(ctx, rng, "row sums", &type_pairs[0], cases[c].cn, f, &opt, 67, 45);
+        count += check_sizes(ctx, rng, "row sums", &type_pairs[pair], cases[c].cn, f, &opt, 67,
+                             45);
         oclconv_filter_destroy(f);
     }
     printf("row sums: %ld cases\n", count);

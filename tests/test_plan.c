@@ -281,8 +281,8 @@ static void separable_boxes(oclconv_context *ctx)
 }
 
 /* A 2-D filter (rank above one) of positive weights: an 8-bit result
- * counts the partial sums in row order (past its bound: double, or row
- * sums, row_sums() below), a float one every tap, and under NORMALIZE,
+ * counts the partial sums in row order, a float one every tap (past their
+ * bounds: double, or row sums, row_sums() below), and under NORMALIZE,
  * whose in-image taps are a rectangle, every tap twice. */
 static void two_d(oclconv_context *ctx, uint64_t *rng)
 {
@@ -303,8 +303,9 @@ static void two_d(oclconv_context *ctx, uint64_t *rng)
         oclconv__job u8_job = plan_of(ctx, f, OCLCONV_U8, OCLCONV_U8, OCLCONV_METHOD_BUFFER,
                                       OCLCONV_BORDER_CLAMP);
         int u8 = u8_job.acc_double || u8_job.row_sums;
-        int f32 = plans_double(ctx, f, OCLCONV_F32, OCLCONV_F32, OCLCONV_METHOD_BUFFER,
-                               OCLCONV_BORDER_CLAMP);
+        oclconv__job f32_job = plan_of(ctx, f, OCLCONV_F32, OCLCONV_F32, OCLCONV_METHOD_BUFFER,
+                                       OCLCONV_BORDER_CLAMP);
+        int f32 = f32_job.acc_double || f32_job.row_sums;
         int norm = plans_double(ctx, f, OCLCONV_U8, OCLCONV_U8, OCLCONV_METHOD_BUFFER,
                                 OCLCONV_BORDER_NORMALIZE);
         ASSERT_EQ(u8, u8_wants_double(f, range_roundings(w, 0, n) + tail));
@@ -480,6 +481,18 @@ static void row_sums(oclconv_context *ctx, uint64_t *rng)
                           OCLCONV_BORDER_NORMALIZE).row_sums, 0);
         if (r == 7) /* 16-bit values: past what even the rows allow */
             ASSERT_EQ(plan_of(ctx, f, OCLCONV_U16, OCLCONV_U16, OCLCONV_METHOD_TILED,
+                              OCLCONV_BORDER_CLAMP).acc_double, 1);
+        /* Float results, whose bound is relative to their terms: rows in
+         * float wherever one float sum would not do (from 13x13), as for
+         * 8-bit results; float images to 8-bit results stay in double. */
+        for (int t = 0; t < 2; t++) {
+            oclconv__job fl = plan_of(ctx, f, t ? OCLCONV_U8 : OCLCONV_F32, OCLCONV_F32,
+                                      OCLCONV_METHOD_BUFFER, OCLCONV_BORDER_CLAMP);
+            ASSERT_EQ(fl.row_sums, n >= 13);
+            ASSERT_EQ(fl.acc_double, 0);
+        }
+        if (r >= 6)
+            ASSERT_EQ(plan_of(ctx, f, OCLCONV_F32, OCLCONV_U8, OCLCONV_METHOD_BUFFER,
                               OCLCONV_BORDER_CLAMP).acc_double, 1);
         oclconv_filter_destroy(f);
     }
