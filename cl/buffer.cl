@@ -122,20 +122,10 @@ __kernel void convolve_buffer(__global const src_t *src, __global dst_t *dst, in
 #pragma unroll
             for (int k = 0; k < WIN_VECS; k++)
                 cv[k] = LOAD_V(p + k * VEC);
-#pragma unroll
-            for (int i = 0; i < FW; i++) {
-                acc_t w_i = w[j * FW + i];
-#pragma unroll
-                for (int c = 0; c < CHUNKS; c++)
-                    row[c] += w_i * window_vec(cv, c * VEC + i * CN);
-            }
+            ADD_ACROSS(row, FW, w + j * FW, window_vec(cv, c * VEC + i * CN),
+                       _Pragma("unroll"));
 #else
-            for (int i = 0; i < FW; i++) {
-                acc_t w_i = w[j * FW + i];
-#pragma unroll
-                for (int c = 0; c < CHUNKS; c++)
-                    row[c] += w_i * LOAD_V(p + c * VEC + i * CN);
-            }
+            ADD_ACROSS(row, FW, w + j * FW, LOAD_V(p + c * VEC + i * CN), );
 #endif
 #pragma unroll
             for (int c = 0; c < CHUNKS; c++)

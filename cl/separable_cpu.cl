@@ -3,24 +3,10 @@
  * in the program): separable_fused, a work-item CHUNKS vectors side by side
  * down a band of BAND rows.
  * Expects -DBAND -DCHUNKS -DPREFETCH and -DSYM_ROW -DSYM_COL besides
- * separable.cl's macros.
+ * separable.cl's macros; its sums go tap by tap across the vectors
+ * (SUM_ACROSS, common.cl).
  */
 #ifdef BAND
-/* sum[c] = the sum over taps i < TAPS of w[i] * VALUE, for c < CHUNKS
- * (VALUE names c and i): tap by tap across the vectors, so that CHUNKS
- * independent sums are in flight, not one chain of dependent multiply-adds
- * a vector that waits on itself; each sum still takes its taps in order
- * (PoCL, 4K: u8 gray Gaussian r1 1.6-2x, r7 1.5x, RGBA8 r3 1.2-1.5x, which
- * permutes of converted vectors had gained 1.07-1.22x). */
-#define SUM_ACROSS(sum, TAPS, w, VALUE)                                        \
-    do {                                                                       \
-        _Pragma("unroll") for (int c = 0; c < CHUNKS; c++) sum[c] = 0;         \
-        for (int i = 0; i < (TAPS); i++) {                                     \
-            acc_t w_i = (w)[i];                                                \
-            _Pragma("unroll") for (int c = 0; c < CHUNKS; c++) sum[c] += w_i * (VALUE); \
-        }                                                                      \
-    } while (0)
-
 /* SUM_ACROSS for a pass whose taps are symmetric (w[i] == w[TAPS - 1 - i],
  * SYM_ROW and SYM_COL, integer sources only): the two values of each
  * equal pair added first, then weighed, half the multiply-adds and the
@@ -102,15 +88,7 @@ static inline void window_vectors(accv_t *cv, __global const src_t *in, int widt
 #if SYM_ROW
 #define SUM_WINDOW(sum, w) SUM_PAIRED(sum, FW, w, WINDOW_VALUE, _Pragma("unroll"))
 #else
-#define SUM_WINDOW(sum, w)                                                     \
-    do {                                                                       \
-        _Pragma("unroll") for (int c = 0; c < CHUNKS; c++) sum[c] = 0;         \
-        _Pragma("unroll") for (int i = 0; i < FW; i++) {                       \
-            acc_t w_i = (w)[i];                                                \
-            _Pragma("unroll") for (int c = 0; c < CHUNKS; c++)                 \
-                sum[c] += w_i * WINDOW_VALUE;                                  \
-        }                                                                      \
-    } while (0)
+#define SUM_WINDOW(sum, w) SUM_ACROSS(sum, FW, w, WINDOW_VALUE, _Pragma("unroll"))
 #endif
 #endif
 
@@ -217,7 +195,7 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
         } else if (whole && IS_PIXEL(sy)) {
             __global const src_t *in = src + (size_t)sy * src_pitch + v0 - RX * CN;
             accv_t h[CHUNKS];
-            SUM_ACROSS(h, FW, row, LOAD_V(in + c * VEC + i * CN));
+            SUM_ACROSS(h, FW, row, LOAD_V(in + c * VEC + i * CN), );
 #pragma unroll
             for (int c = 0; c < CHUNKS; c++)
                 PUT_SLOT(c, h[c]);
@@ -230,7 +208,7 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
                 win[k] = IS_PIXEL(sx) ? (acc_t)in[sx * CN + q % CN] : border_value;
             }
             accv_t h[CHUNKS];
-            SUM_ACROSS(h, FW, row, LOAD_ACC_V(win + c * VEC + i * CN));
+            SUM_ACROSS(h, FW, row, LOAD_ACC_V(win + c * VEC + i * CN), );
             for (int c = 0; c < chunks; c++)
                 PUT_SLOT(c, h[c] * row_rescales(v0 + c * VEC, width, row_edges));
         } else {
@@ -255,7 +233,7 @@ __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, in
 #if SYM_COL
         SUM_PAIRED(sum, FH, col, ring[RING_ROW(first + i) * CHUNKS + c], );
 #else
-        SUM_ACROSS(sum, FH, col, ring[RING_ROW(first + i) * CHUNKS + c]);
+        SUM_ACROSS(sum, FH, col, ring[RING_ROW(first + i) * CHUNKS + c], );
 #endif
 #pragma unroll
         for (int c = 0; c < CHUNKS; c++)
