@@ -12,9 +12,9 @@ it, or where the chunks are views of one array in memory, as
 da.from_array() of a NumPy array makes them: CPU devices read the rows
 where they lie) and filters it as a region: the border mode acts only at
 the true edges of the image, or under WRAP on a halo that goes on at the
-far side.  So a
-chunked result equals the whole-image result: to the bit for integer
-outputs under a pinned method, within the library's contract otherwise.
+far side.  So a chunked result equals the whole-image result: to the bit
+for integer outputs under a pinned method, within the library's contract
+otherwise.
 Chunks split along the channel axis are merged first.  (Dask's own
 `map_overlap` copies each chunk with its halo into a new array, filters,
 and trims; this graph makes one copy into a reused buffer, 1.25-1.45x
