@@ -235,7 +235,7 @@ typedef struct {
 #endif
 /* Box row pass: the work-items of a group, one pixel of a row each. */
 #define OCLCONV_BOX_SEGMENT 256
-/* GPU boxes of 8-bit RGBA in quads (src/plan.c quads_fit): a group's
+/* GPU boxes of 8-bit RGBA in quads (src/plan.c oclconv__quads_fit()): a group's
  * work-items across and down, and the rows each makes. */
 #define OCLCONV_QUAD_W 8
 #define OCLCONV_QUAD_H 16

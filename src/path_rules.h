@@ -23,5 +23,12 @@ int oclconv__fft_pays(const oclconv__job *job);
 /* Whether n taps of the job's sums and a kernel's other arguments fit the
  * device's parameter size, so the kernel can take them by value (plan.c). */
 int oclconv__taps_fit(const oclconv_context *ctx, const oclconv__job *job, size_t n);
+/* GPUs: whether an 8-bit RGBA box runs in quads (plan.c). */
+int oclconv__quads_fit(const oclconv_context *ctx, const oclconv__job *job);
+/* GPU shapes (plan_gpu.c): the separable path's tiles, the box path's
+ * quads or tiles, the buffer path's taps by value and rows a work-item. */
+void oclconv__plan_separable_tiles(const oclconv_context *ctx, oclconv__job *job);
+void oclconv__plan_box_tiles(const oclconv_context *ctx, oclconv__job *job);
+void oclconv__plan_buffer_rows(const oclconv_context *ctx, oclconv__job *job);
 
 #endif
