@@ -143,7 +143,7 @@ static oclconv_status apply_cl(oclconv_context *ctx, const oclconv_cl_image *src
          * scratch and a copy follows. */
         int in_place = buffers_overlap(src, dst);
         size_t bytes = oclconv__packed_row(&dst_d) * (size_t)dst_d.height;
-        oclconv__io io = {src->mem, dst->mem, 0, 0, 0};
+        oclconv__io io = {.in = src->mem, .out = dst->mem};
         if (in_place)
             s = oclconv__scratch(ctx, 1, bytes, &io.out);
         if (s == OCLCONV_OK)

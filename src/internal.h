@@ -356,8 +356,13 @@ typedef struct {
     cl_mem in, out;
     int in_owned, out_owned; /* made for this call (else scratch) */
     int in_pitch;            /* values from one row of `in` to the next; 0: packed */
+    int out_pitch;           /* the same for `out` */
+    int keep_x, keep_y;      /* where the destination lies in the image (pitched kernels) */
 } oclconv__io;
-/* Whether the job's kernels read a source whose rows are in_pitch apart. */
+/* Whether the job's kernels read a source and write a destination whose
+ * rows are in_pitch and out_pitch apart, and make only the window of the
+ * image that the destination is: job->dst's size at (keep_x, keep_y) (the
+ * CPU bands).  Other kernels take a destination of the source's size. */
 int oclconv__reads_pitched(const oclconv__job *job);
 /* A destination without data leaves the result in a scratch buffer, io->out. */
 oclconv_status oclconv__io_begin(oclconv_context *ctx, const oclconv__job *job, oclconv__io *io);

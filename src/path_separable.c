@@ -133,19 +133,27 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
         if (s == OCLCONV_OK)
             s = oclconv__args(ctx, fused, 6, 6, a, &bv_acc, m, &row_edges, a, &outside_row, a,
                               &scale, a, &delta, m, &col_edges);
-        cl_int src_pitch = io->in_pitch ? io->in_pitch : width * job->src->channels;
-        if (s == OCLCONV_OK && job->fused == OCLCONV_FUSED_BANDS)
-            s = oclconv__args(ctx, fused, 12, 1, sizeof src_pitch, &src_pitch);
         /* Bands: a work-item makes fused_chunks() vectors side by side down
-         * `band` rows, a long walk, one a group so they spread over every
-         * core.  Tiles: a work-item goes down `band` rows; the global size
-         * rounded up to whole work-groups makes whole tiles. */
-        size_t bands = ((size_t)height + (size_t)job->band - 1) / (size_t)job->band;
-        if (s == OCLCONV_OK)
-            s = job->fused == OCLCONV_FUSED_BANDS
-                    ? oclconv__run_2d_local(ctx, job, fused, (groups_x + chunks - 1) / chunks, bands,
-                                            1, 1)
-                    : oclconv__run_2d(ctx, job, fused, groups_x, bands);
+         * `band` rows of the kept window (the destination), a long walk, one a
+         * group so they spread over every core.  Tiles: a work-item goes down
+         * `band` rows; the global size rounded up to whole work-groups makes
+         * whole tiles. */
+        if (job->fused == OCLCONV_FUSED_BANDS) {
+            int cn = job->src->channels;
+            cl_int pitches[6] = {io->in_pitch ? io->in_pitch : width * cn, 0, io->keep_x * cn,
+                                 io->keep_y, job->dst->width * cn, job->dst->height};
+            pitches[1] = io->out_pitch ? io->out_pitch : pitches[4];
+            size_t vectors = ((size_t)pitches[4] + (size_t)job->vec - 1) / (size_t)job->vec;
+            size_t bands = ((size_t)pitches[5] + (size_t)job->band - 1) / (size_t)job->band;
+            for (int i = 0; i < 6 && s == OCLCONV_OK; i++)
+                s = oclconv__args(ctx, fused, 12 + i, 1, sizeof(cl_int), &pitches[i]);
+            if (s == OCLCONV_OK)
+                s = oclconv__run_2d_local(ctx, job, fused, (vectors + chunks - 1) / chunks, bands,
+                                          1, 1);
+        } else if (s == OCLCONV_OK) {
+            size_t bands = ((size_t)height + (size_t)job->band - 1) / (size_t)job->band;
+            s = oclconv__run_2d(ctx, job, fused, groups_x, bands);
+        }
     } else {
         if (s == OCLCONV_OK)
             s = oclconv__taps_arg(ctx, job, rows, 5, taps, fw, job->shift[0], &row_w);

@@ -291,7 +291,7 @@ static oclconv_status finish_part(oclconv_context *ctx, const staging *st, const
     oclconv_image src, dst;
     oclconv__job part = oclconv__part_job(p->job, &sx, &sy, &src, &dst);
     part.stack = n;
-    oclconv__io io = {ctx->scratch[slot], ctx->scratch[slot + 1], 0, 0, 0};
+    oclconv__io io = {.in = ctx->scratch[slot], .out = ctx->scratch[slot + 1]};
     ctx->wait_list = uploaded;
     ctx->wait_count = 1;
     oclconv_status s = run(ctx, &part, &io);

@@ -312,11 +312,22 @@ oclconv_status oclconv__run_region_in_place(oclconv_context *ctx, const oclconv_
     in.stride = oclconv__row_stride(r->src); /* the part's rows where they lie */
     in.data = (char *)r->src->data + (size_t)(sy.from[0] - r->src_y) * in.stride +
               (size_t)(sx.from[0] - r->src_x) * oclconv__pixel_bytes(r->src);
-    out.data = NULL; /* the part's result stays on the device, its kept rectangle read below */
+    /* Pitched kernels make only the kept rectangle, into the destination;
+     * others leave the whole part's result on the device, its kept
+     * rectangle read below. */
+    int window = oclconv__reads_pitched(job);
+    if (window)
+        part.dst = r->dst;
+    else
+        out.data = NULL;
     oclconv__io io;
     oclconv_status s = oclconv__io_begin(ctx, &part, &io);
+    io.keep_x = window ? sx.out_at : 0;
+    io.keep_y = window ? sy.out_at : 0;
     if (s == OCLCONV_OK)
         s = oclconv__run_buffer_path(ctx, &part, &io);
+    if (window)
+        return oclconv__io_end(ctx, &part, &io, s);
     /* The source's buffer goes first (its kernels done before it does),
      * so the copy out may write memory the source shares. */
     cl_mem result = io.out; /* scratch: it stays */
@@ -388,7 +399,7 @@ oclconv_status oclconv__region_cl(oclconv_context *ctx, const oclconv__region *r
     span sx = oclconv__col_span(r, job), sy = dst_rows(r, job);
     size_t px_in = oclconv__pixel_bytes(r->src), px_out = oclconv__pixel_bytes(r->dst);
     size_t in_pitch = (size_t)sx.size * px_in, out_pitch = (size_t)sx.size * px_out;
-    oclconv__io io = {NULL, NULL, 0, 0, 0};
+    oclconv__io io = {.in = NULL};
     oclconv_status s = oclconv__scratch(ctx, 0, in_pitch * (size_t)sy.size, &io.in);
     if (s == OCLCONV_OK)
         s = oclconv__scratch(ctx, 1, out_pitch * (size_t)sy.size, &io.out);

@@ -174,11 +174,12 @@ static oclconv_status wrap_host(oclconv_context *ctx, const oclconv_image *img, 
 oclconv_status oclconv__io_begin(oclconv_context *ctx, const oclconv__job *job, oclconv__io *io)
 {
     io->in = io->out = NULL;
-    io->in_owned = io->out_owned = io->in_pitch = 0;
+    io->in_owned = io->out_owned = io->in_pitch = io->out_pitch = io->keep_x = io->keep_y = 0;
     /* Each image fits the device's largest allocation: oclconv__region_parts()
      * runs one that would not in strips. */
     oclconv_status s;
-    if (zero_copy(ctx, job->src, oclconv__reads_pitched(job))) {
+    int pitched = oclconv__reads_pitched(job);
+    if (zero_copy(ctx, job->src, pitched)) {
         s = wrap_host(ctx, job->src, CL_MEM_READ_ONLY, &io->in);
         io->in_owned = 1;
         io->in_pitch = (int)(oclconv__row_stride(job->src) / oclconv__type_size(job->src->type));
@@ -191,9 +192,10 @@ oclconv_status oclconv__io_begin(oclconv_context *ctx, const oclconv__job *job, 
         return s;
     /* Writing straight into the destination is safe only when it does not
      * share memory with the source the kernels still read. */
-    if (zero_copy(ctx, job->dst, 0) && !oclconv__overlap(job->src, job->dst)) {
+    if (zero_copy(ctx, job->dst, pitched) && !oclconv__overlap(job->src, job->dst)) {
         s = wrap_host(ctx, job->dst, CL_MEM_WRITE_ONLY, &io->out);
         io->out_owned = 1;
+        io->out_pitch = (int)(oclconv__row_stride(job->dst) / oclconv__type_size(job->dst->type));
     } else {
         s = oclconv__scratch(ctx, 1, oclconv__image_bytes(job->dst), &io->out);
     }
@@ -208,7 +210,7 @@ oclconv_status oclconv__io_end(oclconv_context *ctx, const oclconv__job *job, oc
                                 * not blocking: the clFinish() after it waits for both */
             cl_int err;
             void *p = clEnqueueMapBuffer(ctx->queue, io->out, CL_FALSE, CL_MAP_READ, 0,
-                                         oclconv__image_bytes(job->dst), 0, NULL, NULL, &err);
+                                         oclconv__image_span(job->dst), 0, NULL, NULL, &err);
             if (err == CL_SUCCESS)
                 err = clEnqueueUnmapMemObject(ctx->queue, io->out, p, 0, NULL, NULL);
             if (err == CL_SUCCESS)
