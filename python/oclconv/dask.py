@@ -24,10 +24,13 @@ $OCLCONV_DEVICE names in that process (so each worker process of a cluster
 may be given a GPU of its own).
 
 The names are dask_image.ndfilters' (and scipy.ndimage's), with
-keyword-only `output` (a dtype) and `method`; `apply` is oclconv.apply on a
-Dask array.
+keyword-only `output` and `method`; `apply` is oclconv.apply on a Dask
+array.  `output` is a dtype, or, as in scipy.ndimage, a NumPy array that
+the tasks write their blocks into (apply's `out`), where da.store() would
+copy each block into a target.
 """
 import bisect
+import os
 import threading
 
 import dask.array as da
@@ -116,7 +119,7 @@ def _source(pieces, rows, cols):
 
 
 def _tile(pieces, rows, cols, top, left, height, width, filter, border, border_value, scale,
-          delta, method, out_dtype):
+          delta, method, out_dtype, dest=None):
     """One output block: its source with the halo put together from the
     blocks that hold it (or the one block itself, where it holds it all),
     filtered as a whole image whose edges are the image's true edges or lie
@@ -127,31 +130,65 @@ def _tile(pieces, rows, cols, top, left, height, width, filter, border, border_v
     the grown rows and columns are not kept in memory (2048² blocks of
     RGBA8, radius 8, 2-core PoCL: a region call took 1.03-4.8x the time of
     the view, its copy out meeting the new array's first touch on one
-    thread)."""
+    thread).  With `dest` (a block of the caller's `out`, the process and
+    the address it had when the graph was made) the region call writes the
+    block there and returns it."""
+    if dest is not None:
+        block, pid, address = dest
+        if os.getpid() != pid or (block.size and _address(block) != address):
+            raise RuntimeError("out= an array is written by tasks in the process that holds "
+                               "it (Dask's threaded or synchronous scheduler); this task runs "
+                               "on a copy of it (a cluster's worker?): store the result with "
+                               "da.store() into a target the workers can write instead")
     if height == 0 or width == 0:
-        return np.empty((height, width) + pieces[0][0].shape[2:], dtype=out_dtype)
+        return np.empty((height, width) + pieces[0][0].shape[2:], dtype=out_dtype) \
+            if dest is None else block
     src = _source(pieces, rows, cols)
     ctx = default_context()
-    if src.shape[0] * src.shape[1] * 8 <= height * width * 9:
+    if dest is None and src.shape[0] * src.shape[1] * 8 <= height * width * 9:
         out = ctx.apply(src, filter, border=border, border_value=border_value, scale=scale,
                         delta=delta, method=method, dtype=out_dtype)
         return out[top:top + height, left:left + width]
     return ctx.apply_region(src, filter, src.shape[:2], out_at=(top, left),
                             out_shape=(height, width), border=border,
                             border_value=border_value, scale=scale, delta=delta,
-                            method=method, dtype=out_dtype)
+                            method=method, dtype=None if dest else out_dtype,
+                            out=block if dest else None)
+
+
+def _destination(out, shape, dtype):
+    """out= checked (a writable NumPy array of the image's shape and of
+    `dtype` where given), and the result's dtype."""
+    if not isinstance(out, np.ndarray):
+        raise TypeError("out must be a NumPy array, not %s" % type(out).__name__)
+    dt = _dtype(out.dtype if dtype is None else dtype, "output dtype")
+    if out.shape != tuple(shape):
+        raise ValueError("out's shape %s does not match the image's %s" % (out.shape, shape))
+    if out.dtype != dt:
+        raise TypeError("out's dtype %s is not the result's %s" % (out.dtype, dt))
+    if not out.flags.writeable:
+        raise ValueError("out is read-only")
+    return dt
 
 
 def apply(image, filter, border="clamp", border_value=0.0, scale=1.0, delta=0.0,
-          method="auto", dtype=None):
+          method="auto", dtype=None, out=None):
     """oclconv.apply() on a Dask array (2-D, or 3-D with 1-4 channels on the
-    last axis); returns a Dask array of `dtype` (default: the image's)."""
+    last axis); returns a Dask array of `dtype` (default: the image's, or
+    out's).  With `out`, a NumPy array of the image's shape, each task
+    writes its block into it and the Dask array's blocks are views of it:
+    persist() or compute() it on Dask's threaded scheduler, which runs the
+    tasks in this process (no block is copied, as da.store() would copy
+    each into a target)."""
     x = da.asarray(image)
     if not isinstance(filter, Filter):
         raise TypeError("filter must be an oclconv.Filter, not %s" % type(filter).__name__)
     _nd._ndim(x)
     dt = _dtype(x.dtype, "image dtype")
-    dt = dt if dtype is None else _dtype(dtype, "output dtype")
+    if out is not None:
+        dt = _destination(out, x.shape, dtype)
+    elif dtype is not None:
+        dt = _dtype(dtype, "output dtype")
     border = BORDERS[_index(BORDERS, border, "border")]
     method = METHODS[_index(METHODS, method, "method")]
     if x.ndim == 3:
@@ -162,15 +199,20 @@ def apply(image, filter, border="clamp", border_value=0.0, scale=1.0, delta=0.0,
     plans = [_reach(np.cumsum((0,) + c).tolist(), r, border == "wrap")
              for c, r in zip(x.chunks[:2], filter.radius)]
     name = "oclconv-apply-" + tokenize(x, filter.__reduce__()[1], border, border_value, scale,
-                                       delta, method, dt)
+                                       delta, method, dt, None if out is None else id(out))
     options = (filter, border, float(border_value), float(scale), float(delta), method, dt)
     tail = (0,) if x.ndim == 3 else ()
     layer = {}
+    edges = [np.cumsum((0,) + c).tolist() for c in x.chunks[:2]]
     for i, (rows, top) in enumerate(plans[0]):
         for j, (cols, left) in enumerate(plans[1]):
             pieces = [[(x.name, r[0], c[0]) + tail for c in cols] for r in rows]
+            dest = None
+            if out is not None:
+                block = out[edges[0][i]:edges[0][i + 1], edges[1][j]:edges[1][j + 1]]
+                dest = (block, os.getpid(), _address(block))
             layer[(name, i, j) + tail] = (_tile, pieces, rows, cols, top, left,
-                                          x.chunks[0][i], x.chunks[1][j]) + options
+                                          x.chunks[0][i], x.chunks[1][j]) + options + (dest,)
     graph = HighLevelGraph.from_collections(name, layer, dependencies=[x])
     return da.Array(graph, name, chunks=x.chunks, dtype=dt,
                     meta=np.empty((0,) * x.ndim, dtype=dt))
@@ -180,6 +222,8 @@ def _named(name, image, args, mode, cval, output, method):
     x = da.asarray(image)
     spec = _nd._plan(name, _nd._ndim(x), *args)
     f = _nd.filter_of(spec)
+    if isinstance(output, np.ndarray):
+        return apply(x, f, _nd.border_of(mode, cval), cval, method=method, out=output)
     return apply(x, f, _nd.border_of(mode, cval), cval, method=method,
                  dtype=x.dtype if output is None else output)
 

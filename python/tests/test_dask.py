@@ -103,6 +103,46 @@ def test_names_match_ndimage():
     assert y.dtype == np.float32 and y._meta.dtype == np.float32
 
 
+@pytest.mark.parametrize("border", ["reflect", "wrap", "normalize"])
+def test_tasks_write_into_out(border):
+    """out= (output= in SciPy's names): each task writes its block into the
+    caller's array, uneven chunks and a chunk of no rows too, and the Dask
+    array's blocks are views of it."""
+    img = random_image((41, 53, 3), "uint8", seed=70)
+    f = oclconv.Filter(W53)
+    want, method = pinned_whole(img, f, border=border, border_value=5)
+    out = np.full_like(img, 17)
+    x = da.from_array(img, chunks=((10, 0, 3, 20, 8), (17, 1, 35), 3))
+    y = od.apply(x, f, border=border, border_value=5, method=method, out=out)
+    kept = y.persist(scheduler="threads")
+    assert np.array_equal(out, want)
+    block = kept.blocks[3, 2].compute(scheduler="threads")
+    assert block.shape == (20, 35, 3) and np.shares_memory(block, out)
+    # SciPy's names: an output array of another dtype than the image's.
+    gray = random_image((30, 37), "uint8", seed=71)
+    want = nd.sobel(gray, output=np.float32)
+    got = np.zeros((30, 37), np.float32)
+    od.sobel(da.from_array(gray, chunks=9), output=got).persist(scheduler="threads")
+    assert np.abs(got - want).max() <= 1e-5 * 4 * 255
+
+
+def test_out_is_checked_before_anything_runs():
+    x = da.zeros((20, 24, 2), dtype=np.uint8, chunks=10)
+    f = oclconv.Filter.box(1)
+    with pytest.raises(ValueError, match="shape"):
+        od.apply(x, f, out=np.zeros((20, 24, 3), np.uint8))
+    with pytest.raises(TypeError, match="float64"):
+        od.apply(x, f, out=np.zeros((20, 24, 2)))
+    with pytest.raises(TypeError, match="dtype"):
+        od.apply(x, f, dtype=np.float32, out=np.zeros((20, 24, 2), np.uint16))
+    with pytest.raises(TypeError, match="NumPy array"):
+        od.apply(x, f, out=[[0] * 24] * 20)
+    ro = np.zeros((20, 24, 2), np.uint8)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        od.uniform_filter(x, (3, 3, 1), output=ro)
+
+
 def test_graph_of_200_images():
     f = oclconv.Filter(W53)
     images = [random_image((16, 20), "uint8", seed=100 + i) for i in range(200)]
@@ -136,4 +176,9 @@ def test_local_cluster_of_two_processes():
                      method=method)
         got = client.compute(y).result(timeout=120)
         assert len(client.scheduler_info()["workers"]) == 2
-    assert np.array_equal(got, want)
+        # A worker's tasks would write a copy of out=: refused, not lost.
+        out = np.zeros_like(img)
+        y = od.apply(da.from_array(img, chunks=(16, 24, 3)), f, out=out)
+        with pytest.raises(RuntimeError, match="threaded"):
+            client.compute(y).result(timeout=120)
+    assert np.array_equal(got, want) and not out.any()
