@@ -156,18 +156,24 @@ def _tile(pieces, rows, cols, top, left, height, width, filter, border, border_v
                             out=block if dest else None)
 
 
-def _destination(out, shape, dtype):
-    """out= checked (a writable NumPy array of the image's shape and of
-    `dtype` where given), and the result's dtype."""
+def _destination(out, x, dtype):
+    """out= checked (a writable NumPy array of x's shape, of `dtype` where
+    given, sharing no memory with the arrays x's graph holds: tasks would
+    write pixels that others still read), and the result's dtype."""
     if not isinstance(out, np.ndarray):
         raise TypeError("out must be a NumPy array, not %s" % type(out).__name__)
     dt = _dtype(out.dtype if dtype is None else dtype, "output dtype")
-    if out.shape != tuple(shape):
-        raise ValueError("out's shape %s does not match the image's %s" % (out.shape, shape))
+    if out.shape != x.shape:
+        raise ValueError("out's shape %s does not match the image's %s" % (out.shape, x.shape))
     if out.dtype != dt:
         raise TypeError("out's dtype %s is not the result's %s" % (out.dtype, dt))
     if not out.flags.writeable:
         raise ValueError("out is read-only")
+    for v in dict(x.__dask_graph__()).values():
+        v = getattr(v, "value", v)
+        if isinstance(v, np.ndarray) and np.may_share_memory(v, out):
+            raise ValueError("out shares memory with the image: its tasks would overwrite "
+                             "pixels that others still read; filter into another array")
     return dt
 
 
@@ -186,7 +192,7 @@ def apply(image, filter, border="clamp", border_value=0.0, scale=1.0, delta=0.0,
     _nd._ndim(x)
     dt = _dtype(x.dtype, "image dtype")
     if out is not None:
-        dt = _destination(out, x.shape, dtype)
+        dt = _destination(out, x, dtype)
     elif dtype is not None:
         dt = _dtype(dtype, "output dtype")
     border = BORDERS[_index(BORDERS, border, "border")]

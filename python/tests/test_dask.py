@@ -141,6 +141,14 @@ def test_out_is_checked_before_anything_runs():
     ro.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
         od.uniform_filter(x, (3, 3, 1), output=ro)
+    # In place: the image's own array, or a view of it, would be overwritten
+    # while its neighbours' halos are read; refused, the image unchanged.
+    img = random_image((20, 24, 2), "uint8", seed=72)
+    keep = img.copy()
+    for out in (img, img[:, ::-1]):
+        with pytest.raises(ValueError, match="shares memory"):
+            od.apply(da.from_array(img, chunks=10), f, out=out)
+    assert np.array_equal(img, keep)
 
 
 def test_graph_of_200_images():
