@@ -62,16 +62,23 @@ static int radius_band(int r)
     return r >= b + b / 2 ? b + b / 2 : b;
 }
 
-/* The calibration image's side for each size band (0.26, 2.1 and 8.4
- * megapixels: 4K's size for the largest), and the bands' upper bounds in
- * pixels. */
-static const int band_side[3] = {512, 1448, 2896};
-static const double band_below[2] = {1 << 19, 1 << 22};
+/* The calibration image's side for each size band (0.26, 2.1, 8.4 and
+ * 33.5 megapixels: 4K's and 8K's sizes for the last two), and the bands'
+ * upper bounds in pixels.  The last band is a GPU's only: there the
+ * kernels' order changes past 4K (NVIDIA H200, f32 gray 31x31: the tiles
+ * ahead on 2896², the buffer kernel 1.38x them at 8K), and its images
+ * take milliseconds a call; a CPU would take seconds, and its 8K images
+ * keep 4K's choice. */
+static const int band_side[4] = {512, 1448, 2896, 5792};
+static const double band_below[3] = {1 << 19, 1 << 22, 1 << 24};
 
 static int size_band(const oclconv__job *job)
 {
     double px = (double)job->dst->width * job->dst->height;
-    return px < band_below[0] ? 0 : px < band_below[1] ? 1 : 2;
+    return px < band_below[0]                      ? 0
+           : px < band_below[1]                    ? 1
+           : px < band_below[2] || job->cpu_shapes ? 2
+                                                   : 3;
 }
 
 static void class_key(const oclconv__job *job, char *key, size_t size)
@@ -85,7 +92,7 @@ static void class_key(const oclconv__job *job, char *key, size_t size)
              types[job->src->type], types[job->dst->type], job->src->channels,
              box ? "box" : f->row ? "sep" : oclconv__runs_pay(f, 1, 0) ? "runs" : "2d",
              radius_band(f->width / 2),
-             radius_band(f->height / 2), "sml"[size_band(job)],
+             radius_band(f->height / 2), "smlx"[size_band(job)],
              b == OCLCONV_BORDER_NORMALIZE                                ? "normalize"
              : b == OCLCONV_BORDER_ZERO || b == OCLCONV_BORDER_CONSTANT ? "outside"
                                                                           : "fold",
