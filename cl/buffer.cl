@@ -7,23 +7,37 @@
  * window, loaded and converted once for all the work-item's rows that take
  * it); near the edges each value takes the general route through
  * border_index().  With ROW_SUMS (common.cl) each tap row's sum comes
- * first, added to the others' in double.
+ * first, added to the others' in double.  A work-item's values lie in the
+ * window of the image the destination is (all of it, or a region's kept
+ * rectangle), source rows src_pitch values apart and destination rows
+ * dst_pitch apart (layout_t): CPUs read and write strided images where
+ * they lie; GPUs are given packed rows and the whole image.
  */
 
 #ifndef CHUNKS
 #define CHUNKS 1
 #endif
 
+/* The rows' pitches, and the window made: values keep_x .. v_end - 1 of
+ * rows keep_y .. y_end - 1, in the image's coordinates. */
+typedef struct {
+    int src_pitch, dst_pitch, keep_x, keep_y, v_end, y_end;
+} layout_t;
+
+/* The result at value v of row y, in the destination. */
+#define RESULT_AT(dst, l, v, y) \
+    ((dst) + (size_t)((y) - (l)->keep_y) * (l)->dst_pitch + (v) - (l)->keep_x)
+
 /* VEC values from v0 of ROWS rows from y0. */
 static inline void buffer_vector(__global const src_t *src, __global dst_t *dst, int width,
                                  int height, WEIGHTS w, acc_t border_value, acc_t scale,
-                                 acc_t delta, acc_t wsum, int v0, int y0)
+                                 acc_t delta, acc_t wsum, const layout_t *l, int v0, int y0)
 {
-    int rowlen = width * CN;
-    if (v0 >= rowlen || y0 >= height)
+    int rowlen = width * CN, pitch = l->src_pitch;
+    if (v0 >= l->v_end || y0 >= l->y_end)
         return;
-    int inside_x = v0 >= RX * CN && v0 + VEC + RX * CN <= rowlen;
-    int inside_y = y0 + ROWS <= height &&
+    int inside_x = v0 >= RX * CN && v0 + VEC + RX * CN <= rowlen && v0 + VEC <= l->v_end;
+    int inside_y = y0 + ROWS <= l->y_end &&
                    (!BORDER_HAS_OUTSIDE || (y0 >= RY && y0 + ROWS - 1 + RY < height));
     if (inside_x && inside_y) {
         totalv_t total[ROWS];
@@ -37,7 +51,7 @@ static inline void buffer_vector(__global const src_t *src, __global dst_t *dst,
             for (int j = 0; j < FH; j++) {
                 int sy = border_index(y0 + j - RY, height);
                 IN_ROW_V(total[0], row,
-                         row = window_taps(row, src + (size_t)sy * rowlen, v0, w + j * FW));
+                         row = window_taps(row, src + (size_t)sy * pitch, v0, w + j * FW));
             }
 #else
             /* Source row t of the ROWS + FH - 1 the work-item reads is tap
@@ -49,7 +63,7 @@ static inline void buffer_vector(__global const src_t *src, __global dst_t *dst,
 #pragma unroll
             for (int t = 0; t < ROWS + FH - 1; t++) {
                 WINDOW_ARRAY;
-                load_window(win, src + (size_t)border_index(y0 + t - RY, height) * rowlen, v0);
+                load_window(win, src + (size_t)border_index(y0 + t - RY, height) * pitch, v0);
 #pragma unroll
                 for (int k = 0; k < ROWS; k++)
                     if (t - k >= 0 && t - k < FH)
@@ -60,7 +74,7 @@ static inline void buffer_vector(__global const src_t *src, __global dst_t *dst,
             for (int k = 0; k < ROWS; k++)
                 for (int j = 0; j < FH; j++) {
                     __global const src_t *p =
-                        src + (size_t)border_index(y0 + k + j - RY, height) * rowlen + v0 - RX * CN;
+                        src + (size_t)border_index(y0 + k + j - RY, height) * pitch + v0 - RX * CN;
                     IN_ROW_V(total[k], row, {
                         for (int i = 0; i < FW; i++)
                             row += w[j * FW + i] * LOAD_V(p + i * CN);
@@ -71,13 +85,13 @@ static inline void buffer_vector(__global const src_t *src, __global dst_t *dst,
 #pragma unroll
         for (int k = 0; k < ROWS; k++)
             sum[k] = TOTAL_ACC_V(total[k]);
-        store_rows(sum, scale, delta, dst + (size_t)y0 * rowlen + v0, rowlen);
+        store_rows(sum, scale, delta, RESULT_AT(dst, l, v0, y0), l->dst_pitch);
         return;
     }
-    for (int y = y0; y < y0 + ROWS && y < height; y++)
-        for (int v = v0; v < v0 + VEC && v < rowlen; v++)
-            dst[(size_t)y * rowlen + v] = value_2d(src, width, height, v / CN, y, v % CN, w,
-                                                   border_value, scale, delta, wsum);
+    for (int y = y0; y < y0 + ROWS && y < l->y_end; y++)
+        for (int v = v0; v < v0 + VEC && v < l->v_end; v++)
+            *RESULT_AT(dst, l, v, y) = value_2d(src, pitch, width, height, v / CN, y, v % CN, w,
+                                                border_value, scale, delta, wsum);
 }
 
 /* CPUs (-DCHUNKS > 1, ROWS 1): CHUNKS vectors side by side, each tap
@@ -92,19 +106,22 @@ static inline void buffer_vector(__global const src_t *src, __global dst_t *dst,
     (VEC == 16 && SRC_TYPE != 2 && !ACC_DOUBLE && FW <= 31 && (FW > 3 || CN == 1))
 __kernel void convolve_buffer(__global const src_t *src, __global dst_t *dst, int width,
                               int height, TAPS_2D, acc_t border_value, acc_t scale,
-                              acc_t delta, acc_t wsum)
+                              acc_t delta, acc_t wsum, int src_pitch, int dst_pitch, int keep_x,
+                              int keep_y, int keep_w, int keep_h)
 {
     TAKE_TAPS_2D;
-    STACKED(src, (size_t)width * height * CN);
-    STACKED(dst, (size_t)width * height * CN);
-    int v0 = get_global_id(0) * VEC * CHUNKS, y0 = get_global_id(1) * ROWS, rowlen = width * CN;
+    STACKED(src, (size_t)src_pitch * height);
+    STACKED(dst, (size_t)dst_pitch * keep_h);
+    layout_t l = {src_pitch, dst_pitch, keep_x, keep_y, keep_x + keep_w, keep_y + keep_h};
+    int v0 = keep_x + get_global_id(0) * VEC * CHUNKS, y0 = keep_y + get_global_id(1) * ROWS;
+    int rowlen = width * CN;
 #if CHUNKS > 1 && ROWS == 1
 #if SHUFFLED_TAPS
     int reach = WIN_VECS * VEC - RX * CN; /* the window's end, from v0 */
 #else
     int reach = CHUNKS * VEC + RX * CN;
 #endif
-    if (v0 >= RX * CN && v0 + reach <= rowlen && y0 < height &&
+    if (v0 >= RX * CN && v0 + reach <= rowlen && v0 + CHUNKS * VEC <= l.v_end && y0 < l.y_end &&
         (!BORDER_HAS_OUTSIDE || (y0 >= RY && y0 + RY < height))) {
         totalv_t total[CHUNKS];
 #pragma unroll
@@ -112,7 +129,7 @@ __kernel void convolve_buffer(__global const src_t *src, __global dst_t *dst, in
             total[c] = 0;
         for (int j = 0; j < FH; j++) {
             __global const src_t *p =
-                src + (size_t)border_index(y0 + j - RY, height) * rowlen + v0 - RX * CN;
+                src + (size_t)border_index(y0 + j - RY, height) * src_pitch + v0 - RX * CN;
             accv_t row[CHUNKS];
 #pragma unroll
             for (int c = 0; c < CHUNKS; c++)
@@ -134,12 +151,12 @@ __kernel void convolve_buffer(__global const src_t *src, __global dst_t *dst, in
 #pragma unroll
         for (int c = 0; c < CHUNKS; c++) {
             accv_t sum = TOTAL_ACC_V(total[c]);
-            store_rows(&sum, scale, delta, dst + (size_t)y0 * rowlen + v0 + c * VEC, rowlen);
+            store_rows(&sum, scale, delta, RESULT_AT(dst, &l, v0 + c * VEC, y0), dst_pitch);
         }
         return;
     }
 #endif
     for (int c = 0; c < CHUNKS; c++)
-        buffer_vector(src, dst, width, height, w, border_value, scale, delta, wsum,
+        buffer_vector(src, dst, width, height, w, border_value, scale, delta, wsum, &l,
                       v0 + c * VEC, y0);
 }

@@ -577,9 +577,11 @@ static inline void store_rows(const accv_t *sum, acc_t scale, acc_t delta, __glo
 #endif
 
 #if !RADIUS_ARGS
-/* One output value (x, y, channel c) of a 2-D filter the general way. */
-static inline dst_t value_2d(__global const src_t *src, int width, int height, int x, int y, int c,
-                      WEIGHTS w, acc_t border_value, acc_t scale, acc_t delta, acc_t wsum)
+/* One output value (x, y, channel c) of a 2-D filter the general way, from
+ * source rows `pitch` values apart. */
+static inline dst_t value_2d(__global const src_t *src, int pitch, int width, int height, int x,
+                             int y, int c, WEIGHTS w, acc_t border_value, acc_t scale,
+                             acc_t delta, acc_t wsum)
 {
     total_t total = 0;
     acc_t win = 0;
@@ -590,7 +592,7 @@ static inline dst_t value_2d(__global const src_t *src, int width, int height, i
                 int sx = border_index(x + i - RX, width);
                 acc_t wt = w[j * FW + i];
                 if (sx >= 0 && sy >= 0) {
-                    sum += wt * (acc_t)src[((size_t)sy * width + sx) * CN + c];
+                    sum += wt * (acc_t)src[(size_t)sy * pitch + sx * CN + c];
                     win += wt;
                 } else {
                     sum += wt * border_value;

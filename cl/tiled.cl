@@ -77,8 +77,8 @@ convolve_tiled(__global const src_t *src, __global dst_t *dst, int width, int he
           y0 + ROWS - 1 + RY < height)) {
         for (int y = y0; y < y0 + ROWS && y < height; y++)
             for (int v = v0; v < v0 + VEC && v < rowlen; v++)
-                dst[(size_t)y * rowlen + v] = value_2d(src, width, height, v / CN, y, v % CN, w,
-                                                       border_value, scale, delta, wsum);
+                dst[(size_t)y * rowlen + v] = value_2d(src, rowlen, width, height, v / CN, y,
+                                                       v % CN, w, border_value, scale, delta, wsum);
         return;
     }
 #endif

@@ -364,6 +364,10 @@ typedef struct {
  * image that the destination is: job->dst's size at (keep_x, keep_y) (the
  * CPU bands).  Other kernels take a destination of the source's size. */
 int oclconv__reads_pitched(const oclconv__job *job);
+/* What pitched kernels take of io, as their arguments: the source's and
+ * the destination's row pitches, the window's first value and row, its
+ * values a row and its rows. */
+void oclconv__io_layout(const oclconv__job *job, const oclconv__io *io, cl_int layout[6]);
 /* A destination without data leaves the result in a scratch buffer, io->out. */
 oclconv_status oclconv__io_begin(oclconv_context *ctx, const oclconv__job *job, oclconv__io *io);
 /* Brings the result to the caller's destination when `status` is OK, and
@@ -477,10 +481,12 @@ void oclconv__forget_weights(oclconv_context *ctx, int i);
 oclconv_status oclconv__weight_args(oclconv_context *ctx, const oclconv__job *job, cl_kernel k,
                                     cl_uint first, cl_mem *weights);
 /* The direct 2-D kernels (buffer, tiled) share their arguments: builds
- * cl/<source>.cl with the common and the extra options, runs gx x gy. */
+ * cl/<source>.cl with the common and the extra options, runs gx x gy;
+ * with `layout` (oclconv__io_layout()) its six values follow the weights'. */
 oclconv_status oclconv__run_direct(oclconv_context *ctx, const oclconv__job *job,
                                    const oclconv__io *io, const char *source, const char *kernel,
-                                   const char *extra_options, size_t gx, size_t gy);
+                                   const char *extra_options, const cl_int *layout, size_t gx,
+                                   size_t gy);
 oclconv_status oclconv__run_buffer(oclconv_context *ctx, const oclconv__job *job,
                                    const oclconv__io *io);
 oclconv_status oclconv__run_tiled(oclconv_context *ctx, const oclconv__job *job,

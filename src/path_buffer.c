@@ -10,7 +10,8 @@
 
 oclconv_status oclconv__run_direct(oclconv_context *ctx, const oclconv__job *job,
                                    const oclconv__io *io, const char *source, const char *kernel,
-                                   const char *extra_options, size_t gx, size_t gy)
+                                   const char *extra_options, const cl_int *layout, size_t gx,
+                                   size_t gy)
 {
     char options[512];
     oclconv__common_options(ctx, job, options, sizeof options);
@@ -26,6 +27,8 @@ oclconv_status oclconv__run_direct(oclconv_context *ctx, const oclconv__job *job
                           sizeof width, &width, sizeof height, &height);
     if (s == OCLCONV_OK)
         s = oclconv__weight_args(ctx, job, k, 4, &weights);
+    for (int i = 0; layout && i < 6 && s == OCLCONV_OK; i++)
+        s = oclconv__args(ctx, k, 9 + (cl_uint)i, 1, sizeof(cl_int), &layout[i]);
     if (s == OCLCONV_OK)
         s = oclconv__run_2d(ctx, job, k, gx, gy);
     if (weights)
@@ -52,12 +55,12 @@ oclconv_status oclconv__weight_args(oclconv_context *ctx, const oclconv__job *jo
 oclconv_status oclconv__run_buffer(oclconv_context *ctx, const oclconv__job *job,
                                    const oclconv__io *io)
 {
-    size_t values = (size_t)job->src->width * (size_t)job->src->channels;
-    int rows = job->band;
-    size_t step = (size_t)job->vec * (size_t)job->chunks;
+    cl_int layout[6]; /* the destination's window of the image: its values a row, its rows */
+    oclconv__io_layout(job, io, layout);
+    size_t rows = (size_t)job->band, step = (size_t)job->vec * (size_t)job->chunks;
     char options[48];
-    snprintf(options, sizeof options, " -DROWS=%d -DCHUNKS=%d", rows, job->chunks);
-    return oclconv__run_direct(ctx, job, io, "buffer", "convolve_buffer", options,
-                               (values + step - 1) / step,
-                               ((size_t)job->src->height + (size_t)rows - 1) / (size_t)rows);
+    snprintf(options, sizeof options, " -DROWS=%zu -DCHUNKS=%d", rows, job->chunks);
+    return oclconv__run_direct(ctx, job, io, "buffer", "convolve_buffer", options, layout,
+                               ((size_t)layout[4] + step - 1) / step,
+                               ((size_t)layout[5] + rows - 1) / rows);
 }

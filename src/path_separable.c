@@ -139,14 +139,12 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
          * `band` rows; the global size rounded up to whole work-groups makes
          * whole tiles. */
         if (job->fused == OCLCONV_FUSED_BANDS) {
-            int cn = job->src->channels;
-            cl_int pitches[6] = {io->in_pitch ? io->in_pitch : width * cn, 0, io->keep_x * cn,
-                                 io->keep_y, job->dst->width * cn, job->dst->height};
-            pitches[1] = io->out_pitch ? io->out_pitch : pitches[4];
-            size_t vectors = ((size_t)pitches[4] + (size_t)job->vec - 1) / (size_t)job->vec;
-            size_t bands = ((size_t)pitches[5] + (size_t)job->band - 1) / (size_t)job->band;
+            cl_int layout[6];
+            oclconv__io_layout(job, io, layout);
+            size_t vectors = ((size_t)layout[4] + (size_t)job->vec - 1) / (size_t)job->vec;
+            size_t bands = ((size_t)layout[5] + (size_t)job->band - 1) / (size_t)job->band;
             for (int i = 0; i < 6 && s == OCLCONV_OK; i++)
-                s = oclconv__args(ctx, fused, 12 + i, 1, sizeof(cl_int), &pitches[i]);
+                s = oclconv__args(ctx, fused, 12 + i, 1, sizeof(cl_int), &layout[i]);
             if (s == OCLCONV_OK)
                 s = oclconv__run_2d_local(ctx, job, fused, (vectors + chunks - 1) / chunks, bands,
                                           1, 1);

@@ -73,7 +73,7 @@ oclconv_status oclconv__run_tiled(oclconv_context *ctx, const oclconv__job *job,
     int vec = job->vec, rows = job->band;
     snprintf(tile, sizeof tile, " -DTX=%d -DTY=%d -DROWS=%d", job->local[0], job->local[1], rows);
     size_t values = (size_t)job->src->width * (size_t)job->src->channels;
-    return oclconv__run_direct(ctx, job, io, "tiled", "convolve_tiled", tile,
+    return oclconv__run_direct(ctx, job, io, "tiled", "convolve_tiled", tile, NULL,
                                (values + (size_t)vec - 1) / (size_t)vec,
                                ((size_t)job->src->height + (size_t)rows - 1) / (size_t)rows);
 }

@@ -147,7 +147,19 @@ static int zero_copy(const oclconv_context *ctx, const oclconv_image *img, int s
 
 int oclconv__reads_pitched(const oclconv__job *job)
 {
-    return job->method == OCLCONV_METHOD_SEPARABLE && job->fused == OCLCONV_FUSED_BANDS;
+    return (job->method == OCLCONV_METHOD_SEPARABLE && job->fused == OCLCONV_FUSED_BANDS) ||
+           (job->method == OCLCONV_METHOD_BUFFER && job->cpu_shapes);
+}
+
+void oclconv__io_layout(const oclconv__job *job, const oclconv__io *io, cl_int layout[6])
+{
+    int cn = job->src->channels;
+    layout[0] = io->in_pitch ? io->in_pitch : job->src->width * cn;
+    layout[4] = job->dst->width * cn;
+    layout[5] = job->dst->height;
+    layout[1] = io->out_pitch ? io->out_pitch : layout[4];
+    layout[2] = io->keep_x * cn;
+    layout[3] = io->keep_y;
 }
 
 int oclconv__overlap(const oclconv_image *a, const oclconv_image *b)
