@@ -155,10 +155,11 @@ static inline dst_t finish_taps(acc_t r, int x, int y, int width, int height, ac
 }
 
 /* The VEC output values from v0 of row y, from their window sums s: each
- * tap has the same `weight` (row tap * column tap, exact). */
+ * tap has the same `weight` (row tap * column tap, exact); those before
+ * v_end (the row's end, or a window's) stored from out on. */
 static inline void finish_values(sumv_t s, int v0, int y, int width, int height, acc_t weight,
-                          acc_t border_value, acc_t scale, acc_t delta,
-                          __global dst_t *out RADII_PARAM)
+                                 acc_t border_value, acc_t scale, acc_t delta, int v_end,
+                                 __global dst_t *out RADII_PARAM)
 {
     int rowlen = width * CN;
     accv_t r = SUM_TO_ACC_V(s) * weight;
@@ -172,19 +173,19 @@ static inline void finish_values(sumv_t s, int v0, int y, int width, int height,
         !all_taps_inside(v0 + VEC - 1, RX * CN, rowlen)) {
         acc_t lanes[VEC];
         STORE_ACC_V(r, lanes);
-        for (int k = 0; k < VEC && v0 + k < rowlen; k++)
+        for (int k = 0; k < VEC && v0 + k < v_end; k++)
             out[k] = finish_taps(lanes[k], (v0 + k) / CN, y, width, height, weight,
                                  border_value, scale, delta RADII);
         return;
     }
 #endif
     r = scale * r + delta;
-    if (v0 + VEC <= rowlen) {
+    if (v0 + VEC <= v_end) {
         STORE_V(r, out);
     } else {
         acc_t lanes[VEC];
         STORE_ACC_V(r, lanes);
-        for (int k = 0; v0 + k < rowlen; k++)
+        for (int k = 0; v0 + k < v_end; k++)
             out[k] = TO_DST(lanes[k]);
     }
 }
@@ -328,7 +329,7 @@ __kernel void box_walk_cols(__global const row_t *tmp, __global dst_t *dst, int 
 #define ROW_SUMS(t) row_sums_at(tmp, pitch, v0, y0 - RY + (t), height)
 #define FINISH(m, s)                                                                     \
     finish_values(s, v0, y0 + (m), width, height, weight, border_value, scale, delta,    \
-                  dst + (size_t)(y0 + (m)) * rowlen + v0 RADII)
+                  rowlen, dst + (size_t)(y0 + (m)) * rowlen + v0 RADII)
     WINDOW_WALK(sumv_t, FH, min(WALK_BAND, height - y0), ROW_SUMS, FINISH);
 }
 #endif

@@ -10,7 +10,10 @@
  * row of sum_t in `colsum` (its own slice of scratch, cache-resident),
  * slides them down a row by adding the row that enters and subtracting the
  * one that leaves, slides a window along them into `rowsum`, and finishes
- * that row VEC values at a time.
+ * that row VEC values at a time.  The rows made are those of the window
+ * the destination is (keep_w values by keep_h rows from value keep_x of
+ * row keep_y: the image, or a region's kept rectangle), into rows
+ * dst_pitch values apart; the source's lie src_pitch apart.
  */
 /* One step of the window s along a row `in`, anywhere: the taps go
  * through border_index. */
@@ -38,11 +41,12 @@ static inline void add_row(__global sum_t *colsum, __global const src_t *row, in
 
 __kernel void box_fused(__global const src_t *src, __global dst_t *dst, __global sum_t *scratch,
                         int width, int height, int pitch, acc_t weight, acc_t border_value,
-                        acc_t scale, acc_t delta CHECK_ARG RADII_PARAM)
+                        acc_t scale, acc_t delta CHECK_ARG RADII_PARAM, int src_pitch,
+                        int dst_pitch, int keep_x, int keep_y, int keep_w, int keep_h)
 {
     RUN_IF_EXACT(1);
-    int y0 = get_global_id(1) * BAND, rowlen = width * CN;
-    if (get_global_id(0) != 0 || y0 >= height)
+    int y0 = keep_y + get_global_id(1) * BAND, rowlen = width * CN;
+    if (get_global_id(0) != 0 || y0 >= keep_y + keep_h)
         return;
     __global sum_t *colsum = scratch + (size_t)get_global_id(1) * 2 * pitch;
     __global sum_t *rowsum = colsum + pitch;
@@ -51,16 +55,16 @@ __kernel void box_fused(__global const src_t *src, __global dst_t *dst, __global
     for (int j = -RY; j <= RY; j++) {
         int sy = border_index(y0 + j, height);
         if (IS_PIXEL(sy))
-            add_row(colsum, src + (size_t)sy * rowlen, rowlen, 1);
+            add_row(colsum, src + (size_t)sy * src_pitch, rowlen, 1);
     }
-    int y_end = min(y0 + BAND, height);
+    int y_end = min(y0 + BAND, keep_y + keep_h);
     for (int y = y0; y < y_end; y++) {
         if (y > y0) {
             int enter = border_index(y + RY, height), leave = border_index(y - RY - 1, height);
             if (IS_PIXEL(enter))
-                add_row(colsum, src + (size_t)enter * rowlen, rowlen, 1);
+                add_row(colsum, src + (size_t)enter * src_pitch, rowlen, 1);
             if (IS_PIXEL(leave))
-                add_row(colsum, src + (size_t)leave * rowlen, rowlen, -1);
+                add_row(colsum, src + (size_t)leave * src_pitch, rowlen, -1);
         }
         __global const sum_t *in = colsum;
         px_t s = 0;
@@ -83,9 +87,10 @@ __kernel void box_fused(__global const src_t *src, __global dst_t *dst, __global
             SLIDE_PX(x);
             STORE_PX(s, rowsum + x * CN);
         }
-        for (int v0 = 0; v0 < rowlen; v0 += VEC)
+        for (int v0 = keep_x; v0 < keep_x + keep_w; v0 += VEC)
             finish_values(LOAD_SUM_V(rowsum + v0), v0, y, width, height, weight, border_value,
-                          scale, delta, dst + (size_t)y * rowlen + v0 RADII);
+                          scale, delta, keep_x + keep_w,
+                          dst + (size_t)(y - keep_y) * dst_pitch + v0 - keep_x RADII);
     }
 }
 #endif

@@ -91,7 +91,7 @@ __kernel void box_cols(__global const row_t *tmp, __global dst_t *dst, int width
             if (IS_PIXEL(leave))
                 s -= LOAD_ROW_V(tmp + (size_t)leave * pitch + v0);
         }
-        finish_values(s, v0, y, width, height, weight, border_value, scale, delta,
+        finish_values(s, v0, y, width, height, weight, border_value, scale, delta, rowlen,
                       dst + (size_t)y * rowlen + v0);
     }
 }
@@ -389,7 +389,7 @@ void box_quads(__global const src_t *src, __global dst_t *dst, int width, int he
         int y = y0 + r0 + k;
         uint16 s = (uint16)(QUAD_PX(ce.x, co.x), QUAD_PX(ce.y, co.y), QUAD_PX(ce.z, co.z),
                             QUAD_PX(ce.w, co.w));
-        finish_values(s, x0 * CN, y, width, height, weight, border_value, scale, delta,
+        finish_values(s, x0 * CN, y, width, height, weight, border_value, scale, delta, rowlen,
                       dst + (size_t)y * rowlen + x0 * CN);
     }
 }

@@ -91,9 +91,10 @@ typedef enum { OCLCONV_U8, OCLCONV_U16, OCLCONV_F32 } oclconv_type;
  * `type`.  On a device that shares the host's memory, a packed image is
  * filtered where it lies when its data start at a multiple of its pixel's
  * size (of one value for 3 channels); a strided one too, on the CPU
- * kernels of the separable and buffer paths, when its stride is a multiple
- * of that size (read and written where it lies, a region's result made
- * straight into its destination); any other is copied first. */
+ * kernels of the separable and buffer paths and of the box path on 8- and
+ * 16-bit images, when its stride is a multiple of that size (read and
+ * written where it lies, a region's result made straight into its
+ * destination); any other is copied first. */
 typedef struct {
     void *data;
     int width, height, channels;

@@ -361,8 +361,9 @@ typedef struct {
 } oclconv__io;
 /* Whether the job's kernels read a source and write a destination whose
  * rows are in_pitch and out_pitch apart, and make only the window of the
- * image that the destination is: job->dst's size at (keep_x, keep_y) (the
- * CPU bands).  Other kernels take a destination of the source's size. */
+ * image that the destination is: job->dst's size at (keep_x, keep_y) (on
+ * CPUs the separable bands, the buffer kernel and the box bands of integer
+ * sums).  Other kernels take a destination of the source's size. */
 int oclconv__reads_pitched(const oclconv__job *job);
 /* What pitched kernels take of io, as their arguments: the source's and
  * the destination's row pitches, the window's first value and row, its

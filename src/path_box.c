@@ -206,10 +206,20 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
             s = oclconv__args(ctx, fused, 10, 1, sizeof check, &check);
         if (s == OCLCONV_OK)
             s = radii_args(ctx, job, fused, walks ? 11 : 10);
+        /* The window made and the rows' pitches (integer sums: float ones'
+         * check and walks take the whole packed image). */
+        cl_int layout[6];
+        oclconv__io_layout(job, io, layout);
+        cl_uint at = (walks ? 11 : 10) + (job->radius_args ? 2 : 0);
+        for (cl_uint i = 0; i < 6 && s == OCLCONV_OK; i++)
+            s = oclconv__args(ctx, fused, at + i, 1, sizeof(cl_int), &layout[i]);
         /* Each work-item is a long sequential walk: one a group, so the
          * few of them spread over every core. */
         if (s == OCLCONV_OK)
-            s = oclconv__run_2d_local(ctx, job, fused, 1, bands, 1, 1);
+            s = oclconv__run_2d_local(ctx, job, fused, 1,
+                                      ((size_t)layout[5] + (size_t)job->band - 1) /
+                                          (size_t)job->band,
+                                      1, 1);
     }
     /* Two passes through tmp: the running sums on GPUs, the walks for
      * float sources.  Float rows walk OCLCONV_WALK_BAND pixels a work-item

@@ -148,7 +148,9 @@ static int zero_copy(const oclconv_context *ctx, const oclconv_image *img, int s
 int oclconv__reads_pitched(const oclconv__job *job)
 {
     return (job->method == OCLCONV_METHOD_SEPARABLE && job->fused == OCLCONV_FUSED_BANDS) ||
-           (job->method == OCLCONV_METHOD_BUFFER && job->cpu_shapes);
+           (job->method == OCLCONV_METHOD_BUFFER && job->cpu_shapes) ||
+           (job->method == OCLCONV_METHOD_BOX && job->fused == OCLCONV_FUSED_BANDS &&
+            job->sum_int);
 }
 
 void oclconv__io_layout(const oclconv__job *job, const oclconv__io *io, cl_int layout[6])

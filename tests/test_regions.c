@@ -122,8 +122,10 @@ static oclconv_filter *filter_of(int kind, uint64_t *rng)
         ASSERT_OK(NULL, oclconv_filter_create(5, 3, w, &f));
     } else if (kind == 1) {
         ASSERT_OK(NULL, oclconv_filter_gaussian(1.2, 0.9, 3, 2, &f));
-    } else {
+    } else if (kind == 2) {
         ASSERT_OK(NULL, oclconv_filter_box(4, 3, &f));
+    } else { /* from 11 taps: the running sums on CPUs */
+        ASSERT_OK(NULL, oclconv_filter_box(6, 5, &f));
     }
     return f;
 }
@@ -173,8 +175,9 @@ static void regions(oclconv_context *ctx, uint64_t *rng)
                             {0, 0, 1, 1},   {40, 22, 1, 1}, {20, 11, 1, 1}, {12, 7, 17, 9},
                             {0, 9, 41, 5},  {0, 0, 41, 23}};
     int cases = 0, passed = 0;
+    static const char *const kinds[] = {"2-D 5x3", "Gaussian 7x5", "box 9x7", "box 13x11"};
     for (int b = 0; b <= OCLCONV_BORDER_NORMALIZE; b++)
-        for (int kind = 0; kind < 3; kind++) {
+        for (int kind = 0; kind < 4; kind++) {
             int t = (b + kind) % 4, cn = 1 + (b * 3 + kind) % 4;
             oclconv_image whole = image_random(rng, W, H, cn, types[t][0], 0);
             oclconv_filter *f = filter_of(kind, rng);
@@ -184,8 +187,7 @@ static void regions(oclconv_context *ctx, uint64_t *rng)
                 for (int minimal = 0; minimal < SOURCES; minimal++, cases++)
                     passed += region_case(ctx, &whole, &ref, f, &opt, types[t][1], rects[r][0],
                                           rects[r][1], rects[r][2], rects[r][3], minimal,
-                                          kind == 0 ? "2-D 5x3" : kind == 1 ? "Gaussian 7x5"
-                                                                            : "box 9x7");
+                                          kinds[kind]);
             ref_result_free(&ref);
             oclconv_filter_destroy(f);
             image_free(&whole);
