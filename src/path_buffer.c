@@ -58,8 +58,9 @@ oclconv_status oclconv__run_buffer(oclconv_context *ctx, const oclconv__job *job
     cl_int layout[6]; /* the destination's window of the image: its values a row, its rows */
     oclconv__io_layout(job, io, layout);
     size_t rows = (size_t)job->band, step = (size_t)job->vec * (size_t)job->chunks;
-    char options[48];
-    snprintf(options, sizeof options, " -DROWS=%zu -DCHUNKS=%d", rows, job->chunks);
+    char options[64];
+    snprintf(options, sizeof options, " -DROWS=%zu -DCHUNKS=%d -DPACKED_SRC=%d", rows, job->chunks,
+             layout[0] == job->src->width * job->src->channels);
     return oclconv__run_direct(ctx, job, io, "buffer", "convolve_buffer", options, layout,
                                ((size_t)layout[4] + step - 1) / step,
                                ((size_t)layout[5] + rows - 1) / rows);
