@@ -14,10 +14,6 @@
  * they lie; GPUs are given packed rows and the whole image.
  */
 
-#ifndef CHUNKS
-#define CHUNKS 1
-#endif
-
 /* The source's row pitch: its packed rows' own length where -DPACKED_SRC
  * says the rows are packed (PoCL, 2-core EPYC, 4K f32 gray 9x9 and 15x15:
  * the pitch argument as the rows' stride ran 0.91-0.93x this). */

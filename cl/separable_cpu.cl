@@ -4,7 +4,7 @@
  * down a band of BAND rows.
  * Expects -DBAND -DCHUNKS -DPREFETCH and -DSYM_ROW -DSYM_COL besides
  * separable.cl's macros; its sums go tap by tap across the vectors
- * (SUM_ACROSS, common.cl).
+ * (SUM_ACROSS, chunks.cl).
  */
 #ifdef BAND
 /* SUM_ACROSS for a pass whose taps are symmetric (w[i] == w[TAPS - 1 - i],
@@ -154,10 +154,10 @@ static inline void window_vectors(accv_t *cv, __global const src_t *in, int widt
  * results made are the window of keep_w values by keep_h rows from value
  * keep_x of row keep_y (all of the image, or a region's kept rectangle of
  * its grown image, whose other results are never made), into dst rows
- * dst_pitch values apart (a strided destination written where it lies).  Each source row's row pass goes into a ring of
- * the last FH rows, and each output row is made as soon as its FH rows are
- * in, so rows are read and written along their length and the ring stays
- * in L1/L2. */
+ * dst_pitch values apart (a strided destination written where it lies).
+ * Each source row's row pass goes into a ring of the last FH rows, and each
+ * output row is made as soon as its FH rows are in, so rows are read and
+ * written along their length and the ring stays in L1/L2. */
 __kernel void separable_fused(__global const src_t *src, __global dst_t *dst, int width,
                               int height, WEIGHTS row, WEIGHTS col, acc_t border_value,
                               RESCALES row_edges, acc_t outside_row, acc_t scale, acc_t delta,

@@ -88,13 +88,10 @@ typedef enum { OCLCONV_U8, OCLCONV_U16, OCLCONV_F32 } oclconv_type;
  * `channels` (1..4) interleaved values of `type` each.  `stride` is the byte
  * distance between the starts of two rows; 0 means packed
  * (width * channels * sizeof(type)).  Rows need no alignment beyond that of
- * `type`.  On a device that shares the host's memory, a packed image is
- * filtered where it lies when its data start at a multiple of its pixel's
- * size (of one value for 3 channels); a strided one too, on the CPU
- * kernels of the separable and buffer paths and of the box path on 8- and
- * 16-bit images, when its stride is a multiple of that size (read and
- * written where it lies, a region's result made straight into its
- * destination); any other is copied first. */
+ * `type`.  On a device that shares the host's memory, an image whose data
+ * start at a multiple of its pixel's size (of one value for 3 channels) is
+ * filtered where it lies when packed, or strided by a multiple of that size
+ * on CPU separable, buffer and 8/16-bit box kernels; any other is copied. */
 typedef struct {
     void *data;
     int width, height, channels;

@@ -369,6 +369,9 @@ int oclconv__reads_pitched(const oclconv__job *job);
  * the destination's row pitches, the window's first value and row, its
  * values a row and its rows. */
 void oclconv__io_layout(const oclconv__job *job, const oclconv__io *io, cl_int layout[6]);
+/* Sets the six layout values as k's arguments from `first` on. */
+oclconv_status oclconv__layout_args(oclconv_context *ctx, cl_kernel k, cl_uint first,
+                                    const cl_int layout[6]);
 /* A destination without data leaves the result in a scratch buffer, io->out. */
 oclconv_status oclconv__io_begin(oclconv_context *ctx, const oclconv__job *job, oclconv__io *io);
 /* Brings the result to the caller's destination when `status` is OK, and

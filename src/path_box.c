@@ -210,9 +210,9 @@ oclconv_status oclconv__run_box(oclconv_context *ctx, const oclconv__job *job,
          * check and walks take the whole packed image). */
         cl_int layout[6];
         oclconv__io_layout(job, io, layout);
-        cl_uint at = (walks ? 11 : 10) + (job->radius_args ? 2 : 0);
-        for (cl_uint i = 0; i < 6 && s == OCLCONV_OK; i++)
-            s = oclconv__args(ctx, fused, at + i, 1, sizeof(cl_int), &layout[i]);
+        if (s == OCLCONV_OK)
+            s = oclconv__layout_args(ctx, fused, (walks ? 11 : 10) + (job->radius_args ? 2 : 0),
+                                     layout);
         /* Each work-item is a long sequential walk: one a group, so the
          * few of them spread over every core. */
         if (s == OCLCONV_OK)

@@ -27,8 +27,8 @@ oclconv_status oclconv__run_direct(oclconv_context *ctx, const oclconv__job *job
                           sizeof width, &width, sizeof height, &height);
     if (s == OCLCONV_OK)
         s = oclconv__weight_args(ctx, job, k, 4, &weights);
-    for (int i = 0; layout && i < 6 && s == OCLCONV_OK; i++)
-        s = oclconv__args(ctx, k, 9 + (cl_uint)i, 1, sizeof(cl_int), &layout[i]);
+    if (s == OCLCONV_OK && layout)
+        s = oclconv__layout_args(ctx, k, 9, layout);
     if (s == OCLCONV_OK)
         s = oclconv__run_2d(ctx, job, k, gx, gy);
     if (weights)
@@ -61,7 +61,7 @@ oclconv_status oclconv__run_buffer(oclconv_context *ctx, const oclconv__job *job
     char options[64];
     snprintf(options, sizeof options, " -DROWS=%zu -DCHUNKS=%d -DPACKED_SRC=%d", rows, job->chunks,
              layout[0] == job->src->width * job->src->channels);
-    return oclconv__run_direct(ctx, job, io, "buffer", "convolve_buffer", options, layout,
+    return oclconv__run_direct(ctx, job, io, "chunks buffer", "convolve_buffer", options, layout,
                                ((size_t)layout[4] + step - 1) / step,
                                ((size_t)layout[5] + rows - 1) / rows);
 }

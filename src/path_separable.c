@@ -84,8 +84,8 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
         snprintf(options + used, sizeof options - used, " -DSLIDE_X=%d -DSLIDE_Y=%d", slide_x,
                  OCLCONV_SLIDE_Y);
     cl_kernel k[2];
-    /* CPU bands in separable_cpu.cl, GPU tiles in separable_gpu.cl. */
-    const char *files = job->fused == OCLCONV_FUSED_BANDS   ? "separable separable_cpu"
+    /* CPU bands in separable_cpu.cl (with chunks.cl), GPU tiles in separable_gpu.cl. */
+    const char *files = job->fused == OCLCONV_FUSED_BANDS   ? "separable chunks separable_cpu"
                         : job->fused == OCLCONV_FUSED_TILES ? "separable separable_gpu"
                                                             : "separable";
     oclconv_status s = oclconv__pass_kernels(ctx, files, options, job->fused, k);
@@ -143,8 +143,8 @@ oclconv_status oclconv__run_separable(oclconv_context *ctx, const oclconv__job *
             oclconv__io_layout(job, io, layout);
             size_t vectors = ((size_t)layout[4] + (size_t)job->vec - 1) / (size_t)job->vec;
             size_t bands = ((size_t)layout[5] + (size_t)job->band - 1) / (size_t)job->band;
-            for (int i = 0; i < 6 && s == OCLCONV_OK; i++)
-                s = oclconv__args(ctx, fused, 12 + i, 1, sizeof(cl_int), &layout[i]);
+            if (s == OCLCONV_OK)
+                s = oclconv__layout_args(ctx, fused, 12, layout);
             if (s == OCLCONV_OK)
                 s = oclconv__run_2d_local(ctx, job, fused, (vectors + chunks - 1) / chunks, bands,
                                           1, 1);

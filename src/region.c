@@ -322,8 +322,10 @@ oclconv_status oclconv__run_region_in_place(oclconv_context *ctx, const oclconv_
         out.data = NULL;
     oclconv__io io;
     oclconv_status s = oclconv__io_begin(ctx, &part, &io);
-    io.keep_x = window ? sx.out_at : 0;
-    io.keep_y = window ? sy.out_at : 0;
+    if (window) {
+        io.keep_x = sx.out_at;
+        io.keep_y = sy.out_at;
+    }
     if (s == OCLCONV_OK)
         s = oclconv__run_buffer_path(ctx, &part, &io);
     if (window)

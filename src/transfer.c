@@ -164,6 +164,15 @@ void oclconv__io_layout(const oclconv__job *job, const oclconv__io *io, cl_int l
     layout[3] = io->keep_y;
 }
 
+oclconv_status oclconv__layout_args(oclconv_context *ctx, cl_kernel k, cl_uint first,
+                                    const cl_int layout[6])
+{
+    oclconv_status s = OCLCONV_OK;
+    for (cl_uint i = 0; i < 6 && s == OCLCONV_OK; i++)
+        s = oclconv__args(ctx, k, first + i, 1, sizeof(cl_int), &layout[i]);
+    return s;
+}
+
 int oclconv__overlap(const oclconv_image *a, const oclconv_image *b)
 {
     const char *a0 = a->data, *b0 = b->data;

@@ -188,7 +188,8 @@ int test_copy_kernel_source(const char *dir, const char *name)
 int test_broken_sources(const char *dir)
 {
     char path[600];
-    if (test_copy_kernel_source(dir, "builtins") != 0 || test_copy_kernel_source(dir, "common") != 0)
+    if (test_copy_kernel_source(dir, "builtins") != 0 ||
+        test_copy_kernel_source(dir, "common") != 0 || test_copy_kernel_source(dir, "chunks") != 0)
         return -1;
     snprintf(path, sizeof path, "%s/buffer.cl", dir);
     FILE *out = fopen(path, "wb");

@@ -64,7 +64,7 @@ int test_scratch_dir(const char *name, char *path, size_t size);
 /* Copies cl/NAME.cl (the tests run from the project's root) into dir;
  * returns 0 or -1. */
 int test_copy_kernel_source(const char *dir, const char *name);
-/* Fills dir, for OCLCONV_KERNEL_DIR, with builtins.cl and common.cl and a
+/* Fills dir, for OCLCONV_KERNEL_DIR, with builtins.cl, common.cl, chunks.cl and a
  * buffer.cl that does not compile (it names undefined_name); 0 or -1. */
 int test_broken_sources(const char *dir);
 

@@ -124,10 +124,10 @@ def _tile(pieces, rows, cols, top, left, height, width, filter, border, border_v
     blocks that hold it (or the one block itself, where it holds it all),
     filtered as a region of the image whose edges are the image's true
     edges: CPU devices read the source where it lies and make only the
-    block (the separable and 2-D paths), no grown result and no copy of the
-    block out of one (8192² RGBA8 in 2048² blocks, 2-core PoCL, persist():
-    a Gaussian 1.24x and a 7x7 filter 1.21x the grown blocks' results
-    viewed).  With `dest` (a block of the caller's `out`, the process and
+    block (the separable, 2-D and integer box paths), no grown result and
+    no copy of the block out of one (8192² RGBA8 in 2048² blocks, 2-core
+    PoCL, persist(): a Gaussian 1.24x and a 7x7 filter 1.21x the grown
+    blocks' results viewed).  With `dest` (a block of the caller's `out`, the process and
     the address it had when the graph was made) the block is made there."""
     if dest is not None:
         block, pid, address = dest
@@ -192,14 +192,13 @@ def apply(image, filter, border="clamp", border_value=0.0, scale=1.0, delta=0.0,
     for axis, r in zip((0, 1), filter.radius):
         if x.numblocks[axis] > 1 and r >= x.shape[axis]:
             x = x.rechunk({axis: -1})     # a halo as wide as the image: take it whole
-    plans = [_reach(np.cumsum((0,) + c).tolist(), r, border == "wrap")
-             for c, r in zip(x.chunks[:2], filter.radius)]
+    edges = [np.cumsum((0,) + c).tolist() for c in x.chunks[:2]]
+    plans = [_reach(e, r, border == "wrap") for e, r in zip(edges, filter.radius)]
     name = "oclconv-apply-" + tokenize(x, filter.__reduce__()[1], border, border_value, scale,
                                        delta, method, dt, None if out is None else id(out))
     options = (filter, border, float(border_value), float(scale), float(delta), method, dt)
     tail = (0,) if x.ndim == 3 else ()
     layer = {}
-    edges = [np.cumsum((0,) + c).tolist() for c in x.chunks[:2]]
     for i, (rows, top) in enumerate(plans[0]):
         for j, (cols, left) in enumerate(plans[1]):
             pieces = [[(x.name, r[0], c[0]) + tail for c in cols] for r in rows]
