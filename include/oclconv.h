@@ -529,8 +529,8 @@ OCLCONV_API oclconv_status oclconv_apply_region(oclconv_context *ctx, const oclc
  *  oclconv_destroy() (which frees what is left).  On a device with memory
  *  of its own, oclconv_apply() runs images of 8 MB or more in bands of
  *  rows whose copies overlap: from here, or from other memory through
- *  pinned buffers the context keeps, copied on threads (OCLCONV_STAGE=0:
- *  not).  OCLCONV_BANDS=N asks for N bands (at most 8; 1: none).
+ *  pinned buffers the context keeps, copied on threads it starts at its
+ *  first such call and ends in oclconv_destroy() (OCLCONV_STAGE=0: not).  OCLCONV_BANDS=N asks for N bands (at most 8; 1: none).
  *  @return OCLCONV_OK with *out set; OCLCONV_E_INVALID_ARG for NULL
  *          arguments or 0 bytes; OCLCONV_E_NOMEM when it cannot be had. */
 OCLCONV_API oclconv_status oclconv_host_alloc(oclconv_context *ctx, size_t bytes, void **out);

@@ -1,5 +1,6 @@
 /* Contexts: the device, its queue, the facts the planner needs, the caches. */
 #include "internal.h"
+#include "host_copy.h"
 #include "fft.h"
 
 #include <errno.h>
@@ -274,6 +275,7 @@ void oclconv_destroy(oclconv_context *ctx)
     oclconv__program_cache_free(ctx->programs);
     oclconv__calibration_free(ctx);
     oclconv__fft_free(ctx);
+    oclconv__copier_stop(ctx->copier);
     oclconv__host_free_all(ctx);
     for (int i = 0; i < OCLCONV_SCRATCH_SLOTS; i++)
         if (ctx->scratch[i])

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct oclconv__copier {
     pthread_mutex_t lock;
@@ -18,6 +19,7 @@ struct oclconv__copier {
     size_t count, total;
     unsigned long run; /* the run the threads are to copy */
     int threads, busy, stop;
+    pid_t pid; /* whose threads */
     pthread_t thread[OCLCONV_COPY_THREADS];
 };
 
@@ -72,6 +74,7 @@ oclconv__copier *oclconv__copier_start(int threads)
     pthread_cond_init(&c->work, NULL);
     pthread_cond_init(&c->done, NULL);
     c->threads = 1;
+    c->pid = getpid();
     for (int t = 1; t < threads; t++) {
         worker_arg *arg = malloc(sizeof *arg);
         if (!arg)
@@ -110,10 +113,15 @@ void oclconv__copier_run(oclconv__copier *c, const oclconv__move *m, size_t coun
     pthread_mutex_unlock(&c->lock);
 }
 
+int oclconv__copier_ours(const oclconv__copier *c)
+{
+    return c && c->pid == getpid();
+}
+
 void oclconv__copier_stop(oclconv__copier *c)
 {
-    if (!c)
-        return;
+    if (!oclconv__copier_ours(c))
+        return; /* a fork's: its threads and lock were the parent's */
     pthread_mutex_lock(&c->lock);
     c->stop = 1;
     pthread_cond_broadcast(&c->work);

@@ -108,6 +108,7 @@ struct oclconv_context {
     size_t scratch_size[OCLCONV_SCRATCH_SLOTS];
     void *stage[2 * OCLCONV_MAX_BANDS];    /* pinned host buffers of a staged batch's */
     size_t stage_size[2 * OCLCONV_MAX_BANDS]; /* sets, source and results (pipeline.c) */
+    struct oclconv__copier *copier;        /* their copies' threads, started once */
     struct {                               /* weights uploaded lately, reused (transfer.c) */
         void *values;
         size_t bytes;

@@ -5,7 +5,10 @@
  * as soon as its rows are in, then reads its result back, and the upload
  * of unit k + ring waits for unit k's read-back.  A unit is a part, or a
  * batch's stack (src/batch.c): whole images of one shape and plan, their
- * uploads, one launch, their read-backs.
+ * uploads, one launch, their read-backs.  From pageable memory each unit's
+ * source is staged and its upload flushed at once, and its results are
+ * copied out while the device works on the next unit's (docs/performance.md,
+ * "Staged bands, copied out as they come back").
  */
 #include "internal.h"
 #include "host_copy.h"
@@ -351,14 +354,17 @@ oclconv_status oclconv__run_parts(oclconv_context *ctx, const oclconv__part *p, 
     int lag = st.on && ring > 1;
     for (int j = 0; j < ring; j++)
         st.held[j] = -1;
-    if (st.on)
-        st.copier = oclconv__copier_start(copy_threads());
+    if (st.on && !oclconv__copier_ours(ctx->copier)) {
+        oclconv__copier_stop(ctx->copier);
+        ctx->copier = oclconv__copier_start(copy_threads());
+    }
+    st.copier = ctx->copier;
     oclconv_status s = ensure_upload_queue(ctx);
-    for (int j = 0; j < ring - lag && j < units && s == OCLCONV_OK; j++)
+    for (int j = 0; j < ring - lag && j < units && s == OCLCONV_OK; j++) {
         if ((s = start_part(ctx, &st, &p[unit[j]], j, NULL, &uploaded[j])) != OCLCONV_OK)
             bad = unit[j];
-    if (s == OCLCONV_OK)
-        clFlush(ctx->upload_queue);
+        clFlush(ctx->upload_queue); /* each upload under way as soon as it is staged */
+    }
     for (int u = 0; u < units && s == OCLCONV_OK; u++) {
         int set = u % ring, next = u + ring - lag, held = 0;
         s = finish_part(ctx, &st, &p[unit[u]], set, &uploaded[set], run, &read[set], &held);
@@ -379,6 +385,13 @@ oclconv_status oclconv__run_parts(oclconv_context *ctx, const oclconv__part *p, 
             read[set] = NULL;
             clFlush(ctx->upload_queue);
             clFlush(ctx->queue);
+        }
+        /* Staged, the unit before's results are copied out while the
+         * device works on this one's, not all at the end. */
+        if (s == OCLCONV_OK && st.on && u > 0 && st.held[(u - 1) % ring] == u - 1) {
+            clFlush(ctx->queue);
+            if ((s = settle(ctx, &st, p, unit, (u - 1) % ring, read[(u - 1) % ring])) != OCLCONV_OK)
+                bad = unit[u - 1];
         }
     }
     /* Nothing may still touch the caller's memory, done or failed. */
@@ -407,7 +420,6 @@ oclconv_status oclconv__run_parts(oclconv_context *ctx, const oclconv__part *p, 
         if (read[j])
             clReleaseEvent(read[j]);
     }
-    oclconv__copier_stop(st.copier);
     free(unit);
     if (failed)
         *failed = s == OCLCONV_OK ? -1 : bad;

@@ -10,6 +10,7 @@
 #include "test.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -244,6 +245,42 @@ static void staged_large(oclconv_context *ctx, uint64_t *rng)
     oclconv_filter_destroy(f);
 }
 
+/* The threads of this process (Linux: /proc/self/task). */
+static int threads_now(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* A context's copy threads: started by its first staged call, kept for the
+ * next, ended by oclconv_destroy(). */
+static void copier_threads(uint64_t *rng)
+{
+    oclconv_context *own = test_context();
+    oclconv_filter *f = NULL;
+    ASSERT_OK(NULL, oclconv_filter_box(1, 1, &f));
+    oclconv_image src = image_random(rng, 64, 64, 1, OCLCONV_U8, 0);
+    oclconv_image dst = image_like(&src, OCLCONV_U8, 0);
+    ASSERT_OK(own, oclconv_apply(own, &src, &dst, f, NULL)); /* the runtime's own threads */
+    int before = threads_now();
+    staged_large(own, rng);
+    int started = threads_now();
+    staged_large(own, rng);
+    ASSERT(started > before);
+    ASSERT_EQ(threads_now(), started);
+    oclconv_destroy(own);
+    ASSERT(threads_now() <= before);
+    printf("copy threads: %d started, kept, ended\n", started - before);
+    image_free(&src);
+    image_free(&dst);
+    oclconv_filter_destroy(f);
+}
+
 /* A bad pair: refused with its index, no destination touched. */
 static void bad_pairs(oclconv_context *ctx, uint64_t *rng)
 {
@@ -297,6 +334,7 @@ int main(void)
     staged_large(ctx, &rng);
     bad_pairs(ctx, &rng);
     oclconv_destroy(ctx);
+    copier_threads(&rng);
     oclconv_context *two = NULL;
     ASSERT_OK(NULL, oclconv_create("cpu*", &two));
     ASSERT(oclconv_device_count(two) == 2);
