@@ -403,11 +403,11 @@ OCLCONV_API void oclconv_filter_destroy(oclconv_filter *f);
  *  and `dst` may share memory (in place): the result is as if they did not.
  *  `opt` NULL means the defaults of oclconv_options_init().
  *  Every argument is checked before any OpenCL work; on any failure `dst` is
- *  untouched and the reason is in oclconv_errmsg(ctx), except where an
- *  image larger than the device memory the call may use runs in strips of
- *  rows (oclconv_options.max_device_bytes) and the device fails after the
- *  first strip was read back: the rows done hold their results, the others
- *  what they held.
+ *  untouched and the reason is in oclconv_errmsg(ctx), except where the
+ *  call runs in parts of rows (strips of an image larger than the device
+ *  memory it may use, oclconv_options.max_device_bytes; bands on a GPU)
+ *  and the device fails after a part was read back: the rows done hold
+ *  their results, the others what they held.
  *  Sums: integer results equal the exact result rounded half to even,
  *  except within 1e-3 of a tie; float results lie within 1e-5 of the size
  *  of their terms.  The planner bounds each path's rounding and range to
