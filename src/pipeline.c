@@ -354,10 +354,8 @@ oclconv_status oclconv__run_parts(oclconv_context *ctx, const oclconv__part *p, 
     int lag = st.on && ring > 1;
     for (int j = 0; j < ring; j++)
         st.held[j] = -1;
-    if (st.on && !oclconv__copier_ours(ctx->copier)) {
-        oclconv__copier_stop(ctx->copier);
+    if (st.on && !oclconv__copier_ours(ctx->copier)) /* none yet, or a fork's copy */
         ctx->copier = oclconv__copier_start(copy_threads());
-    }
     st.copier = ctx->copier;
     oclconv_status s = ensure_upload_queue(ctx);
     for (int j = 0; j < ring - lag && j < units && s == OCLCONV_OK; j++) {
