@@ -2,11 +2,13 @@
 #   make            build/liboclconv.a, build/liboclconv.so and the oclconv command
 #   make check      build and run the tests (PoCL is enough)
 #   make demo       filter the bundled sample photo, results in build/demo/
-#   make install    PREFIX=/usr/local DESTDIR= : header, libraries, oclconv.pc, command, man page
+#   make install    PREFIX=/usr/local DESTDIR= : headers, libraries, oclconv.pc, command, man page
 
 VERSION_MAJOR := $(shell sed -n 's/^\#define OCLCONV_VERSION_MAJOR \([0-9]*\)/\1/p' include/oclconv.h)
 VERSION_MINOR := $(shell sed -n 's/^\#define OCLCONV_VERSION_MINOR \([0-9]*\)/\1/p' include/oclconv.h)
 VERSION_PATCH := $(shell sed -n 's/^\#define OCLCONV_VERSION_PATCH \([0-9]*\)/\1/p' include/oclconv.h)
+# The public contract: oclconv.h and the header it includes.
+PUBLIC_HEADERS := include/oclconv.h include/oclconv_cl.h
 VERSION := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
 
 PREFIX ?= /usr/local
@@ -62,7 +64,7 @@ $(BUILD)/cl_sources.c: $(CL_SRC) src/embed_cl.sh | $(BUILD)
 $(BUILD)/obj/cl_sources.o: $(BUILD)/cl_sources.c | $(BUILD)/obj
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(CPPFLAGS_LIB) -c $< -o $@
 
-$(BUILD)/obj/%.o: src/%.c include/oclconv.h $(wildcard src/*.h) | $(BUILD)/obj
+$(BUILD)/obj/%.o: src/%.c $(PUBLIC_HEADERS) $(wildcard src/*.h) | $(BUILD)/obj
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(CPPFLAGS_LIB) -c $< -o $@
 
 $(LIB_A): $(LIB_OBJ)
@@ -155,10 +157,10 @@ valgrind: $(BUILD)/tests/test_api
 PC_LIBDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
 PC_INCLUDEDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
 
-## install: header, libraries, pkg-config file, command and man page under $(DESTDIR)$(PREFIX)
+## install: headers, libraries, pkg-config file, command and man page under $(DESTDIR)$(PREFIX)
 install: all
 	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR)
-	install -m 644 include/oclconv.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(LIB_SO).$(VERSION) $(DESTDIR)$(LIBDIR)/
 	ln -sf liboclconv.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
@@ -169,7 +171,7 @@ install: all
 
 ## uninstall: remove what install put there
 uninstall:
-	rm -f $(DESTDIR)$(INCLUDEDIR)/oclconv.h $(DESTDIR)$(LIBDIR)/liboclconv.a \
+	rm -f $(PUBLIC_HEADERS:include/%=$(DESTDIR)$(INCLUDEDIR)/%) $(DESTDIR)$(LIBDIR)/liboclconv.a \
 	    $(DESTDIR)$(LIBDIR)/liboclconv.so* $(DESTDIR)$(PKGCONFIGDIR)/oclconv.pc
 	$(UNINSTALL_EXTRA)
 

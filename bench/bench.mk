@@ -4,7 +4,7 @@
 
 BENCH := $(BUILD)/bench/bench
 BENCH_SRC := $(filter-out bench/npp_peer.c,$(sort $(wildcard bench/*.c)))
-BENCH_DEPS := $(BENCH_SRC) bench/bench.h bench/opencv_peer.h include/oclconv.h $(LIB_A)
+BENCH_DEPS := $(BENCH_SRC) bench/bench.h bench/opencv_peer.h $(PUBLIC_HEADERS) $(LIB_A)
 BENCH_CFLAGS = $(ALL_CFLAGS) -Iinclude -Ibench
 BENCH_OBJ :=
 BENCH_LIBS :=
@@ -33,7 +33,7 @@ BENCH_OBJ += $(BUILD)/bench/npp_peer.o
 BENCH_LIBS += -L$(NPP_ROOT)/lib -Wl,-rpath,$(NPP_ROOT)/lib -lnppif -lnppc -lcudart
 endif
 
-$(BUILD)/bench/npp_peer.o: bench/npp_peer.c bench/bench.h include/oclconv.h | $(BUILD)/bench
+$(BUILD)/bench/npp_peer.o: bench/npp_peer.c bench/bench.h $(PUBLIC_HEADERS) | $(BUILD)/bench
 	$(CC) $(BENCH_CFLAGS) -isystem $(NPP_ROOT)/include -c $< -o $@
 
 # The commit the numbers belong to; "-modified" when the tree differs from it.
@@ -46,7 +46,7 @@ BENCH_ARGS = --commit "$(BENCH_COMMIT)" $(if $(filter-out 0 no,$(QUICK)),--quick
 $(BUILD)/bench:
 	mkdir -p $@
 
-$(BUILD)/bench/opencv_peer.o: bench/opencv_peer.cpp bench/opencv_peer.h include/oclconv.h \
+$(BUILD)/bench/opencv_peer.o: bench/opencv_peer.cpp bench/opencv_peer.h $(PUBLIC_HEADERS) \
         | $(BUILD)/bench
 	$(CXX) $(BENCH_CXXFLAGS) -c $< -o $@
 

@@ -1,8 +1,9 @@
 /*
  * oclconv — image convolution on any OpenCL device.
  *
- * This header is the whole public contract: a function, type or macro that is
- * not declared here is private and may change at any time.
+ * This header, with oclconv_cl.h which it includes (images already in
+ * OpenCL buffers), is the whole public contract: a function, type or macro
+ * that is not declared there is private and may change at any time.
  *
  * A call flows: oclconv_create() picks a device and makes a context;
  * oclconv_filter_*() describe the weights; oclconv_apply() filters one image
@@ -530,7 +531,8 @@ OCLCONV_API oclconv_status oclconv_apply_region(oclconv_context *ctx, const oclc
  *  of its own, oclconv_apply() runs images of 8 MB or more in bands of
  *  rows whose copies overlap: from here, or from other memory through
  *  pinned buffers the context keeps, copied on threads it starts at its
- *  first such call and ends in oclconv_destroy() (OCLCONV_STAGE=0: not).  OCLCONV_BANDS=N asks for N bands (at most 8; 1: none).
+ *  first such call and ends in oclconv_destroy() (OCLCONV_STAGE=0: not).
+ *  OCLCONV_BANDS=N asks for N bands (at most 8; 1: none).
  *  @return OCLCONV_OK with *out set; OCLCONV_E_INVALID_ARG for NULL
  *          arguments or 0 bytes; OCLCONV_E_NOMEM when it cannot be had. */
 OCLCONV_API oclconv_status oclconv_host_alloc(oclconv_context *ctx, size_t bytes, void **out);
@@ -540,62 +542,11 @@ OCLCONV_API oclconv_status oclconv_host_alloc(oclconv_context *ctx, size_t bytes
  *  this context did not allocate (nothing is freed). */
 OCLCONV_API oclconv_status oclconv_host_free(oclconv_context *ctx, void *p);
 
-/* ====== Device-resident images ======================================= */
-/* An image the application already holds in an OpenCL buffer of the
- * context's cl_context: packed rows of width * channels values of `type`
- * from the buffer's start. */
-typedef struct {
-    cl_mem mem;
-    int width, height, channels;
-    oclconv_type type;
-} oclconv_cl_image;
-
-/*! oclconv_apply_cl() :
- *  Filters `src` into `dst` on the context's queue without host copies and
- *  without waiting: the work starts once the `num_events` events of
- *  `wait_list` have completed, and `*done` (when not NULL) receives an event
- *  that completes with it; the caller releases it.  Semantics, options and
- *  argument checks are those of oclconv_apply(); `src` and `dst` may share
- *  memory (the same buffer, sub-buffers of one buffer whose ranges meet,
- *  or a buffer and a sub-buffer of it): the kernels then write to scratch
- *  and a copy follows, and the result is as if they did not.  Every event
- *  of `wait_list` must belong to the context's cl_context and must not
- *  have failed already (a negative execution status, a user event set so):
- *  such a list is OCLCONV_E_INVALID_ARG, since commands waiting on a failed
- *  event never run and `*done` would never complete.  An event that fails
- *  after the call has enqueued its work leaves that work to the driver
- *  (OpenCL does not say what becomes of it; PoCL never runs it, and `*done`
- *  never completes).  The buffer paths run (AUTO, BUFFER, TILED, SEPARABLE, BOX);
- *  IMAGE is OCLCONV_E_UNSUPPORTED here.  The context's kernel time for
- *  these calls reads 0, since reading it would mean waiting.
- *  @return as oclconv_apply(); on failure *done is NULL and nothing the
- *          call enqueued is still running. */
-OCLCONV_API oclconv_status oclconv_apply_cl(oclconv_context *ctx, const oclconv_cl_image *src,
-                                            const oclconv_cl_image *dst,
-                                            const oclconv_filter *f,
-                                            const oclconv_options *opt, cl_uint num_events,
-                                            const cl_event *wait_list, cl_event *done);
-
-/*! oclconv_apply_region_cl() :
- *  oclconv_apply_region() on device-resident images: `src` holds the
- *  rectangle of the whole image at (region->src_x, src_y), packed, of its
- *  own width and height, and `dst` the rectangle at (dst_x, dst_y); the
- *  rule for what `src` must hold, the checks and the result are
- *  oclconv_apply_region()'s, the waiting, events and sharing of memory
- *  oclconv_apply_cl()'s.  The grown rectangle is gathered into the
- *  context's scratch buffers on the device and the destination's rectangle
- *  copied out of the kernels' result (clEnqueueCopyBufferRect); nothing
- *  goes through the host. */
-OCLCONV_API oclconv_status oclconv_apply_region_cl(oclconv_context *ctx,
-                                                   const oclconv_cl_image *src,
-                                                   const oclconv_region *region,
-                                                   const oclconv_cl_image *dst,
-                                                   const oclconv_filter *f,
-                                                   const oclconv_options *opt,
-                                                   cl_uint num_events, const cl_event *wait_list,
-                                                   cl_event *done);
-
 #ifdef __cplusplus
 }
 #endif
+
+/* Images the application holds in OpenCL buffers: oclconv_apply_cl(). */
+#include "oclconv_cl.h"
+
 #endif /* OCLCONV_H */

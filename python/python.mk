@@ -23,7 +23,7 @@ PY_SANITIZED := $(if $(findstring -fsanitize=address,$(CFLAGS)),1,)
 ## python: the Python package's extension module, in place (PYTHON=/usr/bin/python3)
 python: $(PY_EXT) $(PY_COPIES)
 
-$(PY_EXT): $(PY_EXT_SRC) python/ext/module.h include/oclconv.h $(LIB_A)
+$(PY_EXT): $(PY_EXT_SRC) python/ext/module.h $(PUBLIC_HEADERS) $(LIB_A)
 	@test -n "$(PY_HAVE_HEADERS)" || { echo "$(PYTHON)'s headers (Python.h) are missing; on Debian: sudo apt-get install python3-dev"; exit 1; }
 	@mkdir -p $(@D)
 	$(CC) -std=c11 $(WARNINGS) -Wno-cast-function-type $(CFLAGS) $(EXTRA_CFLAGS) -fPIC -fvisibility=hidden \

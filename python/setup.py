@@ -34,7 +34,8 @@ setup(
     ext_modules=[Extension(
         "oclconv._oclconv",
         sources=["ext/_oclconv.c", "ext/apply.c"],
-        depends=["ext/module.h", os.path.join(ROOT, "include", "oclconv.h")],
+        depends=["ext/module.h"] + [os.path.join(ROOT, "include", h)
+                                    for h in ("oclconv.h", "oclconv_cl.h")],
         include_dirs=[os.path.join(ROOT, "include")],
         extra_compile_args=["-std=c11", "-fvisibility=hidden"],
         extra_objects=[os.path.join(ROOT, "build", "liboclconv.a")],

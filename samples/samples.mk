@@ -10,7 +10,7 @@ CLI_SRC := samples/oclconv.c samples/cli_options.c samples/cli_run.c samples/cli
     samples/output_file.c samples/kernel_text.c $(IMAGE_IO_SRC)
 CLI_HDR := samples/cli_options.h samples/cli_run.h samples/cli_read_ahead.h samples/output_file.h \
     samples/cli_write_behind.h \
-    samples/kernel_text.h include/oclconv.h $(IMAGE_IO_HDR)
+    samples/kernel_text.h $(PUBLIC_HEADERS) $(IMAGE_IO_HDR)
 LDLIBS_PNG := -lpng
 LDLIBS_IMAGE := -lpng -ljpeg -ltiff
 
@@ -28,7 +28,7 @@ $(BUILD)/oclconv: $(CLI_SRC) $(CLI_HDR) $(LIB_A) | $(BUILD)
 	$(CC) $(SAMPLES_CFLAGS) $(LDFLAGS) -o $@ $(CLI_SRC) $(LIB_A) $(LDLIBS_IMAGE) $(LDLIBS_CL)
 
 # The README's example, built here so that it keeps compiling.
-$(BUILD)/blur_example: samples/blur_example.c include/oclconv.h $(LIB_A) | $(BUILD)
+$(BUILD)/blur_example: samples/blur_example.c $(PUBLIC_HEADERS) $(LIB_A) | $(BUILD)
 	$(CC) $(SAMPLES_CFLAGS) $(LDFLAGS) -o $@ samples/blur_example.c $(LIB_A) $(LDLIBS_CL)
 
 $(BUILD)/contact_sheet: samples/contact_sheet.c samples/png_io.c samples/png_io.h | $(BUILD)

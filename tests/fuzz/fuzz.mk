@@ -53,7 +53,7 @@ $(FUZZ_DIR) $(FUZZ_DIR)/obj:
 	mkdir -p $@
 
 # The library, with coverage instrumentation but without libFuzzer's main().
-$(FUZZ_DIR)/obj/%.o: src/%.c include/oclconv.h $(wildcard src/*.h) | $(FUZZ_DIR)/obj
+$(FUZZ_DIR)/obj/%.o: src/%.c $(PUBLIC_HEADERS) $(wildcard src/*.h) | $(FUZZ_DIR)/obj
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -fvisibility=hidden $(CPPFLAGS_LIB) \
 	    -c $< -o $@
 
@@ -65,7 +65,7 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(FUZZ_DIR)/fuzz_png: tests/fuzz/fuzz_png.c samples/png_io.c samples/png_io.h \
-        include/oclconv.h | $(FUZZ_DIR)
+        $(PUBLIC_HEADERS) | $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Iinclude -Isamples -o $@ $< samples/png_io.c \
 	    -lpng -lz
 
@@ -73,7 +73,7 @@ $(FUZZ_DIR)/fuzz_png: tests/fuzz/fuzz_png.c samples/png_io.c samples/png_io.h \
 # takes PNG: all four image files go in.
 FUZZ_IMAGE_SRC := samples/image_io.c samples/png_io.c samples/jpeg_io.c samples/tiff_io.c
 $(FUZZ_DIR)/fuzz_jpeg $(FUZZ_DIR)/fuzz_tiff: $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c \
-        tests/fuzz/fuzz_image.h $(FUZZ_IMAGE_SRC) $(FUZZ_IMAGE_SRC:.c=.h) include/oclconv.h \
+        tests/fuzz/fuzz_image.h $(FUZZ_IMAGE_SRC) $(FUZZ_IMAGE_SRC:.c=.h) $(PUBLIC_HEADERS) \
         | $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Iinclude -Isamples -Itests/fuzz -o $@ $< \
 	    $(FUZZ_IMAGE_SRC) -lpng -ljpeg -ltiff -lz -lm -lpthread
@@ -85,5 +85,5 @@ $(FUZZ_DIR)/fuzz_kernel_text: tests/fuzz/fuzz_kernel_text.c samples/kernel_text.
 # Includes src/device_spec.c for its static matcher; the rest of the library
 # (error.c) comes from the instrumented archive.
 $(FUZZ_DIR)/fuzz_device_spec: tests/fuzz/fuzz_device_spec.c src/device_spec.c src/internal.h \
-        include/oclconv.h $(FUZZ_LIB) | $(FUZZ_DIR)
+        $(PUBLIC_HEADERS) $(FUZZ_LIB) | $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(CPPFLAGS_LIB) -o $@ $< $(FUZZ_LIB) $(LDLIBS_CL)
