@@ -227,6 +227,8 @@ static int run_format(bench *b, const format *fm, format_summary *sum)
     ratio_stats fstats = {0, 0, 0, INFINITY, ""}, npp_stats = {0, 0, 0, INFINITY, ""};
     ratio_stats fbest[2] = {{0, 0, 0, INFINITY, ""}, {0, 0, 0, INFINITY, ""}};
     int slow_seen[MAX_PATHS][KIND_COUNT] = {{0}};
+    crossover cross[2] = {{.k = RAND2D, .fast = OCLCONV_METHOD_FFT},
+                          {.k = DISC, .fast = OCLCONV_METHOD_RUNS}};
     clear_notes();
     for (int ci = 0; ci < b->ncases; ci++) {
         case_data *cd = &b->cases[ci];
@@ -301,6 +303,8 @@ static int run_format(bench *b, const format *fm, format_summary *sum)
             add_ratio(&b->total, q, est, fm->name, cd->label);
         }
         auto_vs_best(&rw, fbest, b->vs_best, fm->name, cd->label);
+        crossover_add(&cross[0], cd, &rw);
+        crossover_add(&cross[1], cd, &rw);
         if (cd->c.k == BOX && (cd->c.r == 1 || cd->c.r == 31)) {
             cell *sums = cd->c.r == 1 ? &sum->sums_lo : &sum->sums_hi;
             for (int p = 0; p < path_count; p++)
@@ -321,6 +325,8 @@ static int run_format(bench *b, const format *fm, format_summary *sum)
                fstats.min_where);
     print_vs_best(fm->name, fbest);
     print_stats(fm->name, "auto/NPP, kernels", &npp_stats);
+    crossover_print(fm->name, &cross[0], mp);
+    crossover_print(fm->name, &cross[1], mp);
     if (fm->type == OCLCONV_F32)
         inexact_boxes(b, &im, mp);
     print_notes();

@@ -191,6 +191,24 @@ void print_row(const case_data *cd, const row *rw, double mp);
 void print_legend(const settings *S);
 void print_ratio_pair(const char *what, const cell *lo, const cell *hi, double linear);
 
+/* Where a path whose cost hardly grows with the filter (the FFT for random
+ * 2-D filters, the runs for discs) overtakes the direct sums (buffer,
+ * image, tiles): each row of the kind adds its times, and the print says
+ * from which size on, end to end and in kernel time, the issue's
+ * crossover as this run measured it. */
+#define MAX_RADII 8
+typedef struct {
+    kind k;
+    oclconv_method fast;
+    int n, r[MAX_RADII];
+    /* [0] end to end, [1] kernels: seconds, INFINITY where predicted too
+     * slow to time, 0 where not timed */
+    double direct[2][MAX_RADII], fast_t[2][MAX_RADII];
+    oclconv_method direct_path[2][MAX_RADII];
+} crossover;
+void crossover_add(crossover *x, const case_data *cd, const row *rw);
+void crossover_print(const char *fmt_name, const crossover *x, double mp);
+
 /* reach.c: whole, strips and several devices, RGBA8, at each size; `huge`
  * (width, height; 0 for none) adds one image of that size. */
 void reach_rows(oclconv_context *ctx, int nsizes, int sizes[][2], const int *huge, int quick);

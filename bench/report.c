@@ -2,6 +2,7 @@
  * ratios of its summary. */
 #include "bench.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -223,4 +224,79 @@ void print_ratio_pair(const char *what, const cell *lo, const cell *hi, double l
     if (linear > 0)
         printf(" (linear in sigma: %.1fx)", linear);
     printf("\n");
+}
+
+void crossover_add(crossover *x, const case_data *cd, const row *rw)
+{
+    if (cd->c.k != x->k || x->n == MAX_RADII)
+        return;
+    int i = x->n++;
+    x->r[i] = cd->c.r;
+    for (int k = 0; k < 2; k++) {
+        x->direct[k][i] = x->fast_t[k][i] = 0;
+        for (int p = 0; p < path_count; p++) {
+            const cell *c = &rw->path[p];
+            oclconv_method m = path_list[p];
+            double t = c->state == CELL_SLOW ? INFINITY : c->state == CELL_OK ? (k ? c->kern : c->e2e) : 0;
+            if (!(t > 0))
+                continue;
+            if (m == x->fast)
+                x->fast_t[k][i] = t;
+            else if ((m == OCLCONV_METHOD_BUFFER || m == OCLCONV_METHOD_IMAGE ||
+                      m == OCLCONV_METHOD_TILED) &&
+                     (!(x->direct[k][i] > 0) || t < x->direct[k][i])) {
+                x->direct[k][i] = t;
+                x->direct_path[k][i] = m;
+            }
+        }
+    }
+}
+
+/* "<path> R MP/s, <direct path> R" at a size, or what stands for a rate. */
+static void crossover_pair(const crossover *x, int k, int i, double mp, char *out, size_t size)
+{
+    char f[16], d[16];
+    fmt_rate(f, sizeof f, mp / x->fast_t[k][i], 0);
+    if (isinf(x->direct[k][i]))
+        snprintf(d, sizeof d, "slow");
+    else
+        fmt_rate(d, sizeof d, mp / x->direct[k][i], 0);
+    snprintf(out, size, "%dx%d: %s %s, %s %s", 2 * x->r[i] + 1, 2 * x->r[i] + 1,
+             oclconv_method_name(x->fast), f,
+             isinf(x->direct[k][i]) ? "direct sums" : oclconv_method_name(x->direct_path[k][i]),
+             d);
+}
+
+void crossover_print(const char *fmt_name, const crossover *x, double mp)
+{
+    for (int k = 0; k < 2; k++) {
+        int first = -1, last = -1; /* the first size the path leads at, and the one before */
+        for (int i = 0; i < x->n; i++) {
+            if (!(x->fast_t[k][i] > 0) || !(x->direct[k][i] > 0))
+                continue;
+            if (x->fast_t[k][i] < x->direct[k][i]) {
+                first = i;
+                break;
+            }
+            last = i;
+        }
+        if (first < 0 && last < 0)
+            continue;
+        char a[96] = "", b[96] = "";
+        if (last >= 0)
+            crossover_pair(x, k, last, mp, a, sizeof a);
+        if (first >= 0)
+            crossover_pair(x, k, first, mp, b, sizeof b);
+        printf("%s: crossover, %s, %s: %s", fmt_name, x->k == DISC ? "discs" : "random 2-D filters",
+               k ? "kernels" : "end to end", oclconv_method_name(x->fast));
+        if (first < 0)
+            printf(" behind the direct sums up to %dx%d (%s)\n", 2 * x->r[last] + 1,
+                   2 * x->r[last] + 1, a);
+        else if (last < 0)
+            printf(" ahead from %dx%d, the smallest measured (%s)\n", 2 * x->r[first] + 1,
+                   2 * x->r[first] + 1, b);
+        else
+            printf(" ahead from %dx%d (%s; %s)\n", 2 * x->r[first] + 1, 2 * x->r[first] + 1, a,
+                   b);
+    }
 }
