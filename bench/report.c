@@ -237,7 +237,9 @@ void crossover_add(crossover *x, const case_data *cd, const row *rw)
         for (int p = 0; p < path_count; p++) {
             const cell *c = &rw->path[p];
             oclconv_method m = path_list[p];
-            double t = c->state == CELL_SLOW ? INFINITY : c->state == CELL_OK ? (k ? c->kern : c->e2e) : 0;
+            double t = c->state == CELL_SLOW ? INFINITY
+                       : c->state == CELL_OK  ? (k ? c->kern : c->e2e)
+                                              : 0;
             if (!(t > 0))
                 continue;
             if (m == x->fast)

@@ -124,7 +124,7 @@ __kernel void fft_scatter(SCATTER_ARGS)
 }
 
 #if CN == 2 || CN == 4
-/* CPUs, 2 or 4 channels, groups of whole tiles: a work-item a pixel, its
+/* 2 or 4 channels, groups of whole tiles: a work-item a pixel, its
  * channels' planes in turn, gathered from one load and scattered in one
  * store, where one a value made strided single accesses.  Work-item
  * (i, t * T + j): value i of row j of the group's tile t. */

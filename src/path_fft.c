@@ -33,8 +33,12 @@ static long long tiles_of(const oclconv__job *job, int t, int *along)
 }
 
 /* The tile side: the power of two whose transforms cost least for the
- * image, T^2 log T a tile times the tiles that cover it (a small image
- * takes a small tile); 0 for none. */
+ * image, the tiles that cover it times their T^2 values (a small image
+ * takes a small tile), times log T on CPUs, whose transforms' work a value
+ * grows with it.  On GPUs the transforms are bound by memory, which each
+ * value crosses about as often in tiles of 512 as of 256 (NVIDIA H100,
+ * kernel time, forced tiles, 512 against 256: 8K u8 gray 31x31 1.14x,
+ * RGBA8 31x31 1.14x, 63x63 1.22x; 4K 1.02x, 1.02x, 1.25x).  0 for none. */
 static int tile_for(const oclconv__job *job)
 {
     int rx = job->filter->width / 2, ry = job->filter->height / 2, best = 0, along;
@@ -42,7 +46,7 @@ static int tile_for(const oclconv__job *job)
     for (int t = MIN_TILE; t <= MAX_TILE; t *= 2) {
         if (t <= 2 * rx || t <= 2 * ry)
             continue;
-        double cost = (double)tiles_of(job, t, &along) * t * t * log2(t);
+        double cost = (double)tiles_of(job, t, &along) * t * t * (job->cpu_shapes ? log2(t) : 1);
         if (cost < best_cost) {
             best = t;
             best_cost = cost;
@@ -282,10 +286,11 @@ oclconv_status oclconv__run_fft(oclconv_context *ctx, const oclconv__job *job,
     cl_mem spec = NULL;
     int group = 0;
     cl_int values = tile * (tile / 2 + 1);
-    /* CPUs: a pixel's channels a work-item where groups hold whole tiles
-     * (PoCL, 4K RGBA8, kernel time: 31x31 1.31x, 63x63 1.25x). */
+    /* A pixel's channels a work-item where groups hold whole tiles (kernel
+     * time, RGBA8: PoCL, 4K, 31x31 1.31x, 63x63 1.25x; NVIDIA H100, 4K and
+     * 8K, tiles of 256, 31x31 1.60-1.61x, 63x63 1.56x). */
     oclconv_status s = oclconv__fft_plans(ctx, tile, planes, &group, &plan, &rest);
-    int cn = job->src->channels, px = job->cpu_shapes && (cn == 2 || cn == 4) && group % cn == 0;
+    int cn = job->src->channels, px = (cn == 2 || cn == 4) && group % cn == 0;
     size_t across = px ? (size_t)cn : 1;
     if (s == OCLCONV_OK)
         s = oclconv__get_kernel(ctx, "fft", px ? "fft_gather_px" : "fft_gather", options,
