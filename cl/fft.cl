@@ -123,8 +123,8 @@ __kernel void fft_scatter(SCATTER_ARGS)
     dst[((size_t)y * width + x) * CN + c] = SCATTERED(v, c);
 }
 
-#if CN == 2 || CN == 4
-/* 2 or 4 channels, groups of whole tiles: a work-item a pixel, its
+#if CN > 1
+/* Several channels, groups of whole tiles: a work-item a pixel, its
  * channels' planes in turn, gathered from one load and scattered in one
  * store, where one a value made strided single accesses.  Work-item
  * (i, t * T + j): value i of row j of the group's tile t. */
@@ -167,6 +167,10 @@ __kernel void fft_scatter_px(SCATTER_ARGS)
         r[c] = SCATTERED(planes[(size_t)(t * CN + c) * PLANE(T) + (size_t)(ry + yy) * (T + 2) +
                                 rx + xx],
                          c);
+#if CN == 3
+    vstore3(vload3(0, r), 0, dst + ((size_t)y * width + x) * CN);
+#else
     *(__global CAT(DST_NAME, CN) *)(dst + ((size_t)y * width + x) * CN) = CAT(vload, CN)(0, r);
+#endif
 }
 #endif

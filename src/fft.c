@@ -34,10 +34,12 @@ struct oclconv__fft_plan {
  * MiB buffer of doubles), so that few launches cover an image. */
 #define GROUP_VALUES ((size_t)1 << 22)
 
-static int group_planes(int tile, long long planes)
+/* A group's planes: a power of two of whole tiles' `per_tile` planes,
+ * as many as the image needs, up to GROUP_VALUES values. */
+static int group_planes(int tile, long long planes, int per_tile)
 {
-    long long most = (long long)(GROUP_VALUES / ((size_t)tile * (size_t)tile)), n = 1;
-    while (n < planes && n < most)
+    long long most = (long long)(GROUP_VALUES / ((size_t)tile * (size_t)tile)), n = per_tile;
+    while (n < planes && 2 * n <= most)
         n *= 2;
     return (int)n;
 }
@@ -182,10 +184,10 @@ static oclconv_status plan_get(oclconv_context *ctx, int tile, int planes,
 /* The last group's planes go up to a multiple of an eighth of a group:
  * at most 8 plans for its remainders a group size (the same kernels, so no
  * build), and no more than an eighth of a group transformed for no tile. */
-oclconv_status oclconv__fft_plans(oclconv_context *ctx, int tile, long long planes, int *group,
-                                  oclconv__fft_plan **plan, oclconv__fft_plan **rest)
+oclconv_status oclconv__fft_plans(oclconv_context *ctx, int tile, long long planes, int per_tile,
+                                  int *group, oclconv__fft_plan **plan, oclconv__fft_plan **rest)
 {
-    int g = group_planes(tile, planes), step = g / 8 > 1 ? g / 8 : 1;
+    int g = group_planes(tile, planes, per_tile), step = g / 8 > 1 ? g / 8 : 1;
     int left = (int)(planes % g);
     *group = g;
     *rest = NULL;

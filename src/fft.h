@@ -18,11 +18,12 @@ void oclconv__fft_spectra_free(oclconv_context *ctx);
  * magnitudes abs_sum over values of at most `largest`, a priori. */
 double oclconv__fft_bound(int tile, double abs_sum, double largest);
 size_t oclconv__fft_plane_doubles(int tile);
-/* The plans that transform an image's `planes` planes: groups of *group
- * through *plan, the last group, where fewer are left, through *rest
- * (NULL where none are left), in *plan's buffer; made once a context. */
-oclconv_status oclconv__fft_plans(oclconv_context *ctx, int tile, long long planes, int *group,
-                                  oclconv__fft_plan **plan, oclconv__fft_plan **rest);
+/* The plans that transform an image's `planes` planes, `per_tile` a tile:
+ * groups of *group (whole tiles' planes) through *plan, the last group,
+ * where fewer are left, through *rest (NULL where none are left), in
+ * *plan's buffer; made once a context. */
+oclconv_status oclconv__fft_plans(oclconv_context *ctx, int tile, long long planes, int per_tile,
+                                  int *group, oclconv__fft_plan **plan, oclconv__fft_plan **rest);
 cl_mem oclconv__fft_buffer(const oclconv__fft_plan *p);
 oclconv_status oclconv__fft_transform(oclconv_context *ctx, oclconv__fft_plan *p, int inverse);
 void oclconv__fft_free(oclconv_context *ctx);

@@ -131,8 +131,9 @@ oclconv_status oclconv__fft_ok(oclconv_context *ctx, const oclconv__job *job)
     /* The plans, made and self-tested once (fft.c), where their transforms run. */
     int along, group;
     oclconv__fft_plan *plan, *rest;
-    return oclconv__fft_plans(ctx, tile, tiles_of(job, tile, &along) * job->src->channels,
-                              &group, &plan, &rest);
+    int cn = job->src->channels;
+    return oclconv__fft_plans(ctx, tile, tiles_of(job, tile, &along) * cn, cn, &group, &plan,
+                              &rest);
 }
 
 /* AUTO's rule, from the crossovers with the direct sum (random 2-D filters,
@@ -286,11 +287,11 @@ oclconv_status oclconv__run_fft(oclconv_context *ctx, const oclconv__job *job,
     cl_mem spec = NULL;
     int group = 0;
     cl_int values = tile * (tile / 2 + 1);
-    /* A pixel's channels a work-item where groups hold whole tiles (kernel
-     * time, RGBA8: PoCL, 4K, 31x31 1.31x, 63x63 1.25x; NVIDIA H100, 4K and
-     * 8K, tiles of 256, 31x31 1.60-1.61x, 63x63 1.56x). */
-    oclconv_status s = oclconv__fft_plans(ctx, tile, planes, &group, &plan, &rest);
-    int cn = job->src->channels, px = (cn == 2 || cn == 4) && group % cn == 0;
+    /* Several channels: a pixel's a work-item, groups holding whole tiles
+     * (kernel time, RGBA8: PoCL, 4K, 31x31 1.31x, 63x63 1.25x; NVIDIA
+     * H100, 4K and 8K, tiles of 256, 31x31 1.60-1.61x, 63x63 1.56x). */
+    int cn = job->src->channels, px = cn > 1;
+    oclconv_status s = oclconv__fft_plans(ctx, tile, planes, cn, &group, &plan, &rest);
     size_t across = px ? (size_t)cn : 1;
     if (s == OCLCONV_OK)
         s = oclconv__get_kernel(ctx, "fft", px ? "fft_gather_px" : "fft_gather", options,

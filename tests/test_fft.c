@@ -93,16 +93,18 @@ static void full_scale(oclconv_context *ctx, uint64_t *rng)
     }
 }
 
-/* Images of more planes than a group holds and some left: a 3x3 filter
- * takes tiles of 32, 4096 planes a group, and these images 4154 planes
- * (gray) and 4216 (RGBA, a pixel's channels a work-item on CPUs), so the
- * last group runs through a plan of its own. */
+/* Images of more planes than a group holds and some left: on CPUs a 3x3
+ * filter takes tiles of 32, 4096 planes a group (3072 of 3 channels:
+ * whole tiles'), and these images 4154 planes (gray), 4216 (RGBA) and
+ * 3366 (RGB), a pixel's channels a work-item where there are several, so
+ * the last group runs through a plan of its own. */
 static void group_remainders(oclconv_context *ctx, uint64_t *rng)
 {
+    static const int remainder_images[3][3] = {{1990, 1850, 1}, {1000, 930, 4}, {1000, 990, 3}};
     oclconv_filter *f = filter_for(OCLCONV_METHOD_BUFFER, rng, 3, 3);
-    for (int k = 0; k < 2; k++) {
-        oclconv_image src = image_random(rng, k ? 1000 : 1990, k ? 930 : 1850, k ? 4 : 1,
-                                         OCLCONV_U8, 0);
+    for (int k = 0; k < 3; k++) {
+        oclconv_image src = image_random(rng, remainder_images[k][0], remainder_images[k][1],
+                                         remainder_images[k][2], OCLCONV_U8, 0);
         oclconv_options opt = fft_options(OCLCONV_BORDER_REFLECT, 0);
         char label[80];
         snprintf(label, sizeof label, "fft group remainder cn=%d %dx%d", src.channels,
