@@ -287,12 +287,12 @@ oclconv_status oclconv__run_fft(oclconv_context *ctx, const oclconv__job *job,
     cl_mem spec = NULL;
     int group = 0;
     cl_int values = tile * (tile / 2 + 1);
-    /* Several channels: a pixel's a work-item, groups holding whole tiles
+    /* Several channels: a pixel's a work-item, groups holding whole tiles,
+     * so a launch's rows are count / cn tiles' (one channel: count planes')
      * (kernel time, RGBA8: PoCL, 4K, 31x31 1.31x, 63x63 1.25x; NVIDIA
      * H100, 4K and 8K, tiles of 256, 31x31 1.60-1.61x, 63x63 1.56x). */
     int cn = job->src->channels, px = cn > 1;
     oclconv_status s = oclconv__fft_plans(ctx, tile, planes, cn, &group, &plan, &rest);
-    size_t across = px ? (size_t)cn : 1;
     if (s == OCLCONV_OK)
         s = oclconv__get_kernel(ctx, "fft", px ? "fft_gather_px" : "fft_gather", options,
                                 &gather);
@@ -334,7 +334,7 @@ oclconv_status oclconv__run_fft(oclconv_context *ctx, const oclconv__job *job,
                               sizeof reach, &reach, sizeof bv, &bv);
         if (s == OCLCONV_OK)
             s = oclconv__launch(ctx, job, gather, (size_t)tile,
-                                (size_t)count / across * (size_t)tile, GROUP_X, 1,
+                                (size_t)count / (size_t)cn * (size_t)tile, GROUP_X, 1,
                                 first_event ? NULL : &first_event);
         if (s == OCLCONV_OK)
             s = oclconv__fft_transform(ctx, p, 0);
@@ -348,7 +348,7 @@ oclconv_status oclconv__run_fft(oclconv_context *ctx, const oclconv__job *job,
                 clReleaseEvent(last_event);
             last_event = NULL;
             s = oclconv__launch(ctx, job, scatter, (size_t)vx,
-                                (size_t)count / across * (size_t)vy, GROUP_X, 1, &last_event);
+                                (size_t)count / (size_t)cn * (size_t)vy, GROUP_X, 1, &last_event);
         }
     }
     /* The device's time: from the first plane's gathering to the last's
